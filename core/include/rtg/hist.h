@@ -1,0 +1,34 @@
+/* Log-linear histogram of non-negative integers (ns).
+ * Values below 2^(SUB_BITS+1) get buckets one unit wide; above, every
+ * power of two is cut into 2^SUB_BITS equal buckets, so a bucket is at
+ * most 1/128 (0.78 %) of its lower bound wide. Values at or above
+ * RTG_HIST_LIMIT go to an explicit overflow counter. */
+#ifndef RTG_HIST_H
+#define RTG_HIST_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define RTG_HIST_SUB_BITS 7
+#define RTG_HIST_SUB (1u << RTG_HIST_SUB_BITS)
+#define RTG_HIST_TOP_BIT 35 /* limit 2^35 ns ~ 34 s */
+#define RTG_HIST_LIMIT (UINT64_C(1) << RTG_HIST_TOP_BIT)
+#define RTG_HIST_BUCKETS (2 * RTG_HIST_SUB + (RTG_HIST_TOP_BIT - RTG_HIST_SUB_BITS - 1) * RTG_HIST_SUB)
+
+struct rtg_hist {
+    uint64_t total; /* samples in buckets and overflow */
+    uint64_t overflow;
+    uint64_t counts[RTG_HIST_BUCKETS];
+};
+
+void rtg_hist_init(struct rtg_hist *h);
+size_t rtg_hist_index(uint64_t value); /* RTG_HIST_BUCKETS for overflow */
+uint64_t rtg_hist_bucket_low(size_t index);
+uint64_t rtg_hist_bucket_high(size_t index); /* exclusive */
+void rtg_hist_add(struct rtg_hist *h, uint64_t value);
+void rtg_hist_merge(struct rtg_hist *a, const struct rtg_hist *b);
+/* Value below which a fraction q of samples lie: the exclusive upper bound
+ * of the bucket holding the ceil(q * total)-th sample, minus one, clamped
+ * to observed_max. Returns observed_max when that sample overflowed. */
+uint64_t rtg_hist_quantile(const struct rtg_hist *h, double q, uint64_t observed_max);
+
+#endif

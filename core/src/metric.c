@@ -1,0 +1,94 @@
+#include "rtg/metric.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void rtg_metric_init(struct rtg_metric *m, const char *name)
+{
+    snprintf(m->name, sizeof m->name, "%s", name);
+    rtg_stats_init(&m->stats);
+    rtg_hist_init(&m->hist);
+    rtg_json_init(&m->params);
+}
+
+void rtg_metric_free(struct rtg_metric *m)
+{
+    rtg_json_free(&m->params);
+}
+
+void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b)
+{
+    rtg_stats_merge(&a->stats, &b->stats);
+    rtg_hist_merge(&a->hist, &b->hist);
+}
+
+/* A percentile is printed only when enough samples lie beyond it:
+ * p99 needs 100 samples, p99.99 needs 10 000. */
+static void quantile(struct rtg_json *j, const char *key, const struct rtg_metric *m, double q,
+                     uint64_t min_count)
+{
+    rtg_json_key(j, key);
+    if (m->stats.count < min_count || m->stats.count == 0)
+        rtg_json_null(j);
+    else
+        rtg_json_uint(j, rtg_hist_quantile(&m->hist, q, m->stats.max));
+}
+
+static void emit_hist(const struct rtg_hist *h, struct rtg_json *j)
+{
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "kind", "loglinear");
+    rtg_json_kint(j, "sub_bucket_bits", RTG_HIST_SUB_BITS);
+    rtg_json_key(j, "buckets");
+    rtg_json_arr_begin(j);
+    for (size_t i = 0; i < RTG_HIST_BUCKETS; i++) {
+        if (!h->counts[i])
+            continue;
+        rtg_json_arr_begin(j);
+        rtg_json_uint(j, rtg_hist_bucket_low(i));
+        rtg_json_uint(j, rtg_hist_bucket_high(i));
+        rtg_json_uint(j, h->counts[i]);
+        rtg_json_arr_end(j);
+    }
+    rtg_json_arr_end(j);
+    rtg_json_kuint(j, "overflow", h->overflow);
+    rtg_json_kuint(j, "overflow_above", RTG_HIST_LIMIT);
+    rtg_json_obj_end(j);
+}
+
+void rtg_metric_emit(const struct rtg_metric *m, struct rtg_json *j)
+{
+    const struct rtg_stats *s = &m->stats;
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "name", m->name);
+    rtg_json_kstr(j, "unit", "ns");
+    rtg_json_kuint(j, "count", s->count);
+    if (s->count) {
+        rtg_json_kuint(j, "min", s->min);
+        rtg_json_kuint(j, "max", s->max);
+        rtg_json_knum(j, "mean", s->mean);
+        rtg_json_knum(j, "stddev", rtg_stats_stddev(s));
+        rtg_json_knum(j, "worst_at_ms", (double)s->worst_at_ns / 1e6);
+    } else {
+        rtg_json_knull(j, "min");
+        rtg_json_knull(j, "max");
+        rtg_json_knull(j, "mean");
+        rtg_json_knull(j, "stddev");
+        rtg_json_knull(j, "worst_at_ms");
+    }
+    quantile(j, "p50", m, 0.50, 1);
+    quantile(j, "p90", m, 0.90, 10);
+    quantile(j, "p99", m, 0.99, 100);
+    quantile(j, "p99_9", m, 0.999, 1000);
+    quantile(j, "p99_99", m, 0.9999, 10000);
+    rtg_json_key(j, "params");
+    if (m->params.len)
+        rtg_json_raw_value(j, m->params.buf, m->params.len);
+    else {
+        rtg_json_obj_begin(j);
+        rtg_json_obj_end(j);
+    }
+    rtg_json_key(j, "hist");
+    emit_hist(&m->hist, j);
+    rtg_json_obj_end(j);
+}

@@ -1,0 +1,67 @@
+/* The emitter: commas, nesting, escaping, numbers, and a metric record. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "rtg/json.h"
+#include "rtg/metric.h"
+#include "unit.h"
+
+int main(void)
+{
+    struct rtg_json j;
+    rtg_json_init(&j);
+    rtg_json_obj_begin(&j);
+    rtg_json_kstr(&j, "a", "x\"y\\z\n\x01<script>");
+    rtg_json_kint(&j, "b", -3);
+    rtg_json_key(&j, "c");
+    rtg_json_arr_begin(&j);
+    rtg_json_uint(&j, 1);
+    rtg_json_num(&j, 2.5);
+    rtg_json_num(&j, NAN);
+    rtg_json_bool(&j, true);
+    rtg_json_str(&j, NULL);
+    rtg_json_arr_end(&j);
+    rtg_json_key(&j, "d");
+    rtg_json_obj_begin(&j);
+    rtg_json_obj_end(&j);
+    rtg_json_kstr(&j, "e", "\xc3\xa9");
+    rtg_json_obj_end(&j);
+    CHECK_STR(j.buf, "{\"a\":\"x\\\"y\\\\z\\n\\u0001<script>\",\"b\":-3,\"c\":[1,2.5,null,true,null],"
+                     "\"d\":{},\"e\":\"\\ufffd\\ufffd\"}");
+    CHECK(j.depth == 0);
+    CHECK(!j.failed);
+
+    /* Closing more than was opened is caught, not written. */
+    rtg_json_reset(&j);
+    rtg_json_arr_end(&j);
+    CHECK(j.failed);
+    rtg_json_free(&j);
+
+    /* A metric: percentiles are null below their sample counts. */
+    struct rtg_metric *m = malloc(sizeof *m);
+    rtg_metric_init(m, "timer.wakeup.test");
+    for (uint64_t v = 1; v <= 100; v++)
+        rtg_metric_add(m, v, v * 1000000);
+    rtg_json_init(&j);
+    rtg_metric_emit(m, &j);
+    CHECK(strstr(j.buf, "\"name\":\"timer.wakeup.test\",\"unit\":\"ns\",\"count\":100,"
+                        "\"min\":1,\"max\":100,\"mean\":50.5,") != NULL);
+    CHECK(strstr(j.buf, "\"worst_at_ms\":100,") != NULL);
+    CHECK(strstr(j.buf, "\"p50\":50,\"p90\":90,\"p99\":99,\"p99_9\":null,\"p99_99\":null") != NULL);
+    CHECK(strstr(j.buf, "\"buckets\":[[1,2,1],[2,3,1],") != NULL);
+    CHECK(strstr(j.buf, "\"overflow\":0,") != NULL);
+    rtg_json_free(&j);
+
+    /* An empty metric has nulls, not zeros. */
+    struct rtg_metric *e = malloc(sizeof *e);
+    rtg_metric_init(e, "x.y");
+    rtg_json_init(&j);
+    rtg_metric_emit(e, &j);
+    CHECK(strstr(j.buf, "\"count\":0,\"min\":null,\"max\":null,\"mean\":null") != NULL);
+    rtg_json_free(&j);
+    rtg_metric_free(m);
+    rtg_metric_free(e);
+    free(m);
+    free(e);
+    return unit_report("json");
+}

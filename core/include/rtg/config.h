@@ -1,0 +1,46 @@
+/* What the command line asked for, after validation. */
+#ifndef RTG_CONFIG_H
+#define RTG_CONFIG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define RTG_MAX_CPUS 1024
+#define RTG_MAX_OVERRIDES 64
+#define RTG_MAX_SELECTED 256
+
+struct rtg_override {
+    char id[32];
+    char key[48];
+    char value[64];
+};
+
+enum rtg_mode { RTG_MODE_RUN, RTG_MODE_LIST, RTG_MODE_LIST_JSON, RTG_MODE_HELP, RTG_MODE_VERSION };
+
+struct rtg_config {
+    enum rtg_mode mode;
+    const char *tests;  /* comma-separated ids or globs; NULL: all */
+    bool quick;
+    double scale;       /* --duration-scale */
+    int cpus[RTG_MAX_CPUS];
+    size_t n_cpus;      /* 0: every CPU the process may use */
+    int prio;
+    const char *out;    /* NULL or "-": stdout */
+    bool no_rt;         /* --no-rt: run SCHED_OTHER on purpose */
+    bool posix_clock;   /* --clock posix */
+    struct rtg_override overrides[RTG_MAX_OVERRIDES];
+    size_t n_overrides;
+    /* resolved by the registry: indexes of the selected tests */
+    size_t selected[RTG_MAX_SELECTED];
+    size_t n_selected;
+};
+
+/* Parses argv into cfg. Returns 0, or 2 with a one-line message in err.
+ * Pure apart from reading the CPU count; no test runs. */
+int rtg_cli_parse(int argc, char **argv, struct rtg_config *cfg, char *err, size_t errlen);
+/* Checks test patterns and --opt against the registry and fills
+ * cfg->selected. Returns 0 or 2 with a message. */
+int rtg_cli_resolve(struct rtg_config *cfg, char *err, size_t errlen);
+void rtg_cli_usage(FILE *out);
+
+#endif

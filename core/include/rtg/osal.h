@@ -1,0 +1,71 @@
+/* The operating-system abstraction layer. Tests reach the OS only through
+ * these calls, so a port to another OS is one new directory under
+ * core/osal/ (see docs/porting.md). The port's own types come from
+ * rtg_osal_types.h in that directory. All calls return 0 or an errno. */
+#ifndef RTG_OSAL_H
+#define RTG_OSAL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtg_osal_types.h"
+
+enum rtg_policy { RTG_SCHED_OTHER, RTG_SCHED_FIFO, RTG_SCHED_RR };
+
+/* ---- threads ---- */
+struct rtg_thread_attr {
+    enum rtg_policy policy;
+    int prio;          /* ignored for RTG_SCHED_OTHER */
+    int cpu;           /* pin to this CPU; -1 leaves affinity alone */
+    size_t stack_size; /* 0: the port's default */
+};
+typedef void *(*rtg_thread_fn)(void *arg);
+
+/* Creates the thread with its policy, priority and affinity already set
+ * (no window where it runs with the creator's). */
+int rtg_thread_create(rtg_thread_t *t, const struct rtg_thread_attr *attr, rtg_thread_fn fn,
+                      void *arg);
+int rtg_thread_join(rtg_thread_t t, void **result);
+rtg_thread_t rtg_thread_self(void);
+int rtg_thread_set_sched(rtg_thread_t t, enum rtg_policy policy, int prio);
+int rtg_thread_get_sched(rtg_thread_t t, enum rtg_policy *policy, int *prio);
+void rtg_thread_yield(void);
+int rtg_pin_self(int cpu);
+int rtg_prio_min(enum rtg_policy policy);
+int rtg_prio_max(enum rtg_policy policy);
+/* Round-robin slice length in ns, or an errno. */
+int rtg_rr_interval_ns(uint64_t *ns);
+const char *rtg_policy_name(enum rtg_policy policy);
+
+/* ---- counting semaphores ---- */
+int rtg_sem_init(rtg_sem_t *s, unsigned value);
+int rtg_sem_destroy(rtg_sem_t *s);
+int rtg_sem_wait(rtg_sem_t *s);
+int rtg_sem_trywait(rtg_sem_t *s); /* EAGAIN when the count is zero */
+/* Waits until CLOCK_MONOTONIC-based deadline (absolute ns); ETIMEDOUT. */
+int rtg_sem_wait_until(rtg_sem_t *s, uint64_t deadline_ns);
+int rtg_sem_post(rtg_sem_t *s);
+int rtg_sem_value(rtg_sem_t *s, int *value);
+
+/* ---- mutexes ---- */
+enum rtg_mutex_protocol { RTG_PROTO_NONE, RTG_PROTO_INHERIT, RTG_PROTO_PROTECT };
+/* ceiling is used by RTG_PROTO_PROTECT only. ENOTSUP when not offered. */
+int rtg_mutex_init(rtg_mutex_t *m, enum rtg_mutex_protocol proto, int ceiling);
+int rtg_mutex_destroy(rtg_mutex_t *m);
+int rtg_mutex_lock(rtg_mutex_t *m);
+int rtg_mutex_unlock(rtg_mutex_t *m);
+const char *rtg_mutex_protocol_name(enum rtg_mutex_protocol proto);
+
+/* ---- time ---- */
+uint64_t rtg_mono_ns(void); /* CLOCK_MONOTONIC */
+int rtg_sleep_until(uint64_t abs_mono_ns); /* absolute, EINTR retried */
+int rtg_sleep_ns(uint64_t ns);              /* relative */
+
+/* ---- memory and the process ---- */
+int rtg_lock_memory(void); /* all current and future pages */
+int rtg_unlock_memory(void);
+int rtg_cpu_count_configured(void);
+/* Whether this process may run on cpu (affinity mask). */
+bool rtg_cpu_usable(int cpu);
+
+#endif

@@ -1,0 +1,82 @@
+/* What a test sees: its descriptor, its options and the result it fills.
+ * Tests record; they never print. */
+#ifndef RTG_TEST_H
+#define RTG_TEST_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtg/json.h"
+#include "rtg/metric.h"
+
+enum rtg_opt_type { RTG_OPT_INT, RTG_OPT_FLOAT, RTG_OPT_ENUM };
+
+/* Options scaled by --duration-scale (durations, iteration counts). */
+#define RTG_OPT_SCALED 1u
+
+struct rtg_option {
+    const char *key;
+    enum rtg_opt_type type;
+    double def;         /* default (INT, FLOAT) */
+    double quick;       /* default under --quick; 0 = same as def */
+    double min, max;    /* inclusive limits (INT, FLOAT) */
+    const char *choices; /* ENUM: comma-separated, the first is the default */
+    unsigned flags;
+    const char *help;
+};
+
+struct rtg_ctx;
+
+struct rtg_test_desc {
+    const char *id;    /* FAMILY-KIND-NAME */
+    const char *title;
+    char kind;         /* 'B', 'P' or 'S' */
+    const struct rtg_option *options;
+    size_t n_options;
+    /* Runs in a child process; returns 0, or -1 after rtg_fail_error/skip. */
+    int (*run)(struct rtg_ctx *ctx);
+    /* Watchdog bound in seconds for these options; NULL: 30 s. */
+    double (*bound_s)(const struct rtg_ctx *ctx);
+    /* Non-NULL when this target cannot run the test: why. */
+    const char *unavailable;
+};
+
+#define RTG_OPTIONS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]))
+#define RTG_NO_OPTIONS NULL, 0
+
+/* ---- options and run parameters ---- */
+int64_t rtg_opt_int(const struct rtg_ctx *ctx, const char *key);
+double rtg_opt_float(const struct rtg_ctx *ctx, const char *key);
+const char *rtg_opt_enum(const struct rtg_ctx *ctx, const char *key);
+bool rtg_quick(const struct rtg_ctx *ctx);
+/* CPUs selected with --cpus (or all usable ones), in increasing order. */
+size_t rtg_cpu_count(const struct rtg_ctx *ctx);
+int rtg_cpu_at(const struct rtg_ctx *ctx, size_t i);
+/* The real-time priority tests run at (--prio), and whether SCHED_FIFO was
+ * obtained for this test; when not, threads run SCHED_OTHER and say so. */
+int rtg_prio(const struct rtg_ctx *ctx);
+bool rtg_rt_ok(const struct rtg_ctx *ctx);
+/* Set by SIGINT/SIGTERM or the time limit: loops must check it and stop,
+ * keeping what they measured. */
+bool rtg_stop_requested(void);
+/* Nanoseconds since this test started (CLOCK_MONOTONIC). */
+uint64_t rtg_test_elapsed_ns(const struct rtg_ctx *ctx);
+
+/* ---- results ---- */
+/* A new figure set; the name is printf-formatted. NULL on out-of-memory. */
+struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A verdict; evidence is a JSON value written by an rtg_json, or NULL. */
+void rtg_verdict(struct rtg_ctx *ctx, const char *name, bool pass, const char *expected,
+                 const char *observed, const struct rtg_json *evidence);
+/* Free-form facts about the run (an open JSON object: add keys). */
+struct rtg_json *rtg_info(struct rtg_ctx *ctx);
+/* Array of series objects (latency over time); add whole objects. */
+struct rtg_json *rtg_series(struct rtg_ctx *ctx);
+/* End the test as error / skipped with a printf-formatted reason; return -1. */
+int rtg_fail_error(struct rtg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rtg_skip(struct rtg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Record that a condition weakened the figures ("ran without SCHED_FIFO"). */
+void rtg_note(struct rtg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,22 @@
+/* Build facts, set by CMake. */
+#ifndef RTG_VERSION_H
+#define RTG_VERSION_H
+#ifndef RTG_VERSION
+#define RTG_VERSION "0.1.0"
+#endif
+#ifndef RTG_STATIC_BUILD
+#define RTG_STATIC_BUILD 0
+#endif
+#ifndef RTG_TEST_HOOKS
+#define RTG_TEST_HOOKS 0
+#endif
+#if defined(__x86_64__)
+#define RTG_ARCH "x86_64"
+#elif defined(__aarch64__)
+#define RTG_ARCH "aarch64"
+#elif defined(__arm__)
+#define RTG_ARCH "arm"
+#else
+#define RTG_ARCH "unknown"
+#endif
+#endif

@@ -1,0 +1,260 @@
+/* Command-line parsing: pure, so it can be unit-tested and fuzzed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtg/config.h"
+#include "rtg/osal.h"
+#include "rtg/registry.h"
+
+static int fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_long(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "0,2-3" into a sorted list without duplicates. */
+static int parse_cpus(const char *s, struct rtg_config *cfg, char *err, size_t n)
+{
+    int ncpu = rtg_cpu_count_configured();
+    char seen[RTG_MAX_CPUS] = {0};
+    const char *p = s;
+    if (!*s)
+        return fail(err, n, "--cpus: empty CPU list");
+    while (*p) {
+        char *end;
+        errno = 0;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || errno || a < 0)
+            return fail(err, n, "--cpus: '%s' is not a CPU list like 0,2-3", s);
+        p = end;
+        if (*p == '-') {
+            const char *q = p + 1;
+            b = strtol(q, &end, 10);
+            if (end == q || errno || b < a)
+                return fail(err, n, "--cpus: '%s' is not a CPU list like 0,2-3", s);
+            p = end;
+        }
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return fail(err, n, "--cpus: '%s' is not a CPU list like 0,2-3", s);
+        for (long c = a; c <= b; c++) {
+            if (c >= ncpu || c >= RTG_MAX_CPUS)
+                return fail(err, n, "--cpus: CPU %ld does not exist (this system has %d)", c, ncpu);
+            if (!rtg_cpu_usable((int)c))
+                return fail(err, n, "--cpus: CPU %ld is not available to this process", c);
+            seen[c] = 1;
+        }
+    }
+    cfg->n_cpus = 0;
+    for (int c = 0; c < RTG_MAX_CPUS; c++)
+        if (seen[c])
+            cfg->cpus[cfg->n_cpus++] = c;
+    return 0;
+}
+
+static int parse_override(const char *s, struct rtg_config *cfg, char *err, size_t n)
+{
+    const char *dot = strchr(s, '.'), *eq = strchr(s, '=');
+    if (!dot || !eq || dot > eq || dot == s || eq == dot + 1)
+        return fail(err, n, "--opt: '%s' is not of the form ID.key=value", s);
+    if (cfg->n_overrides >= RTG_MAX_OVERRIDES)
+        return fail(err, n, "--opt: more than %d options", RTG_MAX_OVERRIDES);
+    struct rtg_override *o = &cfg->overrides[cfg->n_overrides];
+    size_t idl = (size_t)(dot - s), keyl = (size_t)(eq - dot - 1), vall = strlen(eq + 1);
+    if (idl >= sizeof o->id || keyl >= sizeof o->key || vall >= sizeof o->value || vall == 0)
+        return fail(err, n, "--opt: '%s' is too long or has no value", s);
+    memcpy(o->id, s, idl);
+    o->id[idl] = '\0';
+    memcpy(o->key, dot + 1, keyl);
+    o->key[keyl] = '\0';
+    memcpy(o->value, eq + 1, vall + 1);
+    cfg->n_overrides++;
+    return 0;
+}
+
+void rtg_cli_usage(FILE *out)
+{
+    fputs("usage: rtgauge-probe [--list | --list-json] [--tests ID,ID|GLOB] [--quick]\n"
+          "                     [--duration-scale X] [--cpus LIST] [--prio N] [--no-rt]\n"
+          "                     [--opt ID.key=value ...] [--clock auto|posix] [--out FILE|-]\n"
+          "Runs real-time behaviour and performance tests; writes JSON lines\n"
+          "(schema/result-v1.json). Exit: 0 all ran, 1 a verdict failed, 2 bad usage,\n"
+          "3 a test errored, was stopped by the watchdog or the run was interrupted.\n",
+          out);
+}
+
+/* The value of "--name value" or "--name=value". */
+static const char *value_of(int argc, char **argv, int *i, const char *arg, size_t namelen)
+{
+    if (arg[namelen] == '=')
+        return arg + namelen + 1;
+    if (*i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+int rtg_cli_parse(int argc, char **argv, struct rtg_config *cfg, char *err, size_t n)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mode = RTG_MODE_RUN;
+    cfg->scale = 1.0;
+    cfg->prio = 95;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *eq = strchr(a, '=');
+        size_t namelen = eq ? (size_t)(eq - a) : strlen(a);
+#define IS(name) (namelen == sizeof(name) - 1 && strncmp(a, name, namelen) == 0)
+#define VALUE()                                                                        \
+    const char *v = value_of(argc, argv, &i, a, namelen);                              \
+    if (!v)                                                                            \
+        return fail(err, n, "%.*s needs a value", (int)namelen, a);
+        if (IS("--list") && !eq) {
+            cfg->mode = RTG_MODE_LIST;
+        } else if (IS("--list-json") && !eq) {
+            cfg->mode = RTG_MODE_LIST_JSON;
+        } else if ((IS("--help") || IS("-h")) && !eq) {
+            cfg->mode = RTG_MODE_HELP;
+        } else if (IS("--version") && !eq) {
+            cfg->mode = RTG_MODE_VERSION;
+        } else if (IS("--quick") && !eq) {
+            cfg->quick = true;
+        } else if (IS("--no-rt") && !eq) {
+            cfg->no_rt = true;
+        } else if (IS("--tests")) {
+            VALUE();
+            if (!*v)
+                return fail(err, n, "--tests: empty test list");
+            cfg->tests = v;
+        } else if (IS("--duration-scale")) {
+            VALUE();
+            if (parse_double(v, &cfg->scale) || cfg->scale < 0.01 || cfg->scale > 100)
+                return fail(err, n, "--duration-scale: '%s' is not a number in 0.01..100", v);
+        } else if (IS("--cpus")) {
+            VALUE();
+            if (parse_cpus(v, cfg, err, n))
+                return 2;
+        } else if (IS("--prio")) {
+            VALUE();
+            long p;
+            int hi = rtg_prio_max(RTG_SCHED_FIFO) - 1, lo = rtg_prio_min(RTG_SCHED_FIFO);
+            if (parse_long(v, &p) || p < lo || p > hi)
+                return fail(err, n,
+                            "--prio: '%s' is outside %d..%d (SCHED_FIFO's range; the highest "
+                            "priority is kept for the watchdog)",
+                            v, lo, hi);
+            cfg->prio = (int)p;
+        } else if (IS("--opt")) {
+            VALUE();
+            if (parse_override(v, cfg, err, n))
+                return 2;
+        } else if (IS("--out")) {
+            VALUE();
+            if (!*v)
+                return fail(err, n, "--out: empty file name");
+            cfg->out = v;
+        } else if (IS("--clock")) {
+            VALUE();
+            if (strcmp(v, "posix") == 0)
+                cfg->posix_clock = true;
+            else if (strcmp(v, "auto") != 0)
+                return fail(err, n, "--clock: '%s' is not auto or posix", v);
+        } else {
+            return fail(err, n, "unknown argument '%s' (see --help)", a);
+        }
+#undef IS
+#undef VALUE
+    }
+    if (cfg->n_cpus == 0) {
+        int ncpu = rtg_cpu_count_configured();
+        for (int c = 0; c < ncpu && c < RTG_MAX_CPUS; c++)
+            if (rtg_cpu_usable(c))
+                cfg->cpus[cfg->n_cpus++] = c;
+        if (cfg->n_cpus == 0)
+            cfg->cpus[cfg->n_cpus++] = 0;
+    }
+    return 0;
+}
+
+static void select_index(struct rtg_config *cfg, size_t idx)
+{
+    for (size_t i = 0; i < cfg->n_selected; i++)
+        if (cfg->selected[i] == idx)
+            return;
+    if (cfg->n_selected < RTG_MAX_SELECTED)
+        cfg->selected[cfg->n_selected++] = idx;
+}
+
+static int by_registry_order(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+int rtg_cli_resolve(struct rtg_config *cfg, char *err, size_t n)
+{
+    cfg->n_selected = 0;
+    if (!cfg->tests) {
+        for (size_t i = 0; i < rtg_registry_len; i++)
+            select_index(cfg, i);
+    } else {
+        char list[1024];
+        if (strlen(cfg->tests) >= sizeof list)
+            return fail(err, n, "--tests: list too long");
+        strcpy(list, cfg->tests);
+        char *save = NULL;
+        for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            size_t matched = 0;
+            for (size_t i = 0; i < rtg_registry_len; i++) {
+                if (fnmatch(tok, rtg_registry[i]->id, 0) == 0) {
+                    select_index(cfg, i);
+                    matched++;
+                }
+            }
+            if (!matched)
+                return fail(err, n, "--tests: no test matches '%s' (see --list)", tok);
+        }
+        qsort(cfg->selected, cfg->n_selected, sizeof cfg->selected[0], by_registry_order);
+    }
+    for (size_t i = 0; i < cfg->n_overrides; i++) {
+        const struct rtg_override *o = &cfg->overrides[i];
+        const struct rtg_test_desc *d = rtg_registry_find(o->id);
+        if (!d)
+            return fail(err, n, "--opt: unknown test '%s' (see --list)", o->id);
+        if (!rtg_test_option(d, o->key))
+            return fail(err, n, "--opt: test %s has no option '%s' (see --list)", o->id, o->key);
+    }
+    return 0;
+}

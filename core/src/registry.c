@@ -1,0 +1,31 @@
+#include "rtg/registry.h"
+
+#include <string.h>
+
+#define RTG_TEST(name) extern const struct rtg_test_desc rtg_test_##name;
+#include "tests.def"
+#undef RTG_TEST
+
+#define RTG_TEST(name) &rtg_test_##name,
+const struct rtg_test_desc *const rtg_registry[] = {
+#include "tests.def"
+};
+#undef RTG_TEST
+
+const size_t rtg_registry_len = sizeof rtg_registry / sizeof rtg_registry[0];
+
+const struct rtg_test_desc *rtg_registry_find(const char *id)
+{
+    for (size_t i = 0; i < rtg_registry_len; i++)
+        if (strcmp(rtg_registry[i]->id, id) == 0)
+            return rtg_registry[i];
+    return NULL;
+}
+
+const struct rtg_option *rtg_test_option(const struct rtg_test_desc *d, const char *key)
+{
+    for (size_t i = 0; i < d->n_options; i++)
+        if (strcmp(d->options[i].key, key) == 0)
+            return &d->options[i];
+    return NULL;
+}

@@ -1,0 +1,542 @@
+/* The system record. Every field the probe cannot read is null: never a
+ * guess. */
+#define _GNU_SOURCE
+#include "rtg/sysinfo.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rtg/clock.h"
+#include "rtg/osal.h"
+#include "rtg/registry.h"
+#include "rtg/version.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+/* First line of a file, trimmed; false if unreadable. */
+static bool read_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)n, f) != NULL;
+    fclose(f);
+    if (!ok) {
+        buf[0] = '\0';
+        return true; /* readable but empty */
+    }
+    size_t l = strlen(buf);
+    while (l && isspace((unsigned char)buf[l - 1]))
+        buf[--l] = '\0';
+    return true;
+}
+
+static void kfile(struct rtg_json *j, const char *key, const char *path)
+{
+    char buf[1024];
+    if (read_line(path, buf, sizeof buf))
+        rtg_json_kstr(j, key, buf);
+    else
+        rtg_json_knull(j, key);
+}
+
+static void kfile_int(struct rtg_json *j, const char *key, const char *path)
+{
+    char buf[64], *end;
+    if (read_line(path, buf, sizeof buf)) {
+        long long v = strtoll(buf, &end, 10);
+        if (end != buf) {
+            rtg_json_kint(j, key, v);
+            return;
+        }
+    }
+    rtg_json_knull(j, key);
+}
+
+/* Value of "key: value" in /proc/cpuinfo-like files. */
+static bool find_field(const char *path, const char *key, char *out, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[1024];
+    bool found = false;
+    size_t kl = strlen(key);
+    while (!found && fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, kl) != 0)
+            continue;
+        char *c = strchr(line, ':');
+        if (!c)
+            continue;
+        c++;
+        while (*c == ' ' || *c == '\t')
+            c++;
+        snprintf(out, n, "%s", c);
+        size_t l = strlen(out);
+        while (l && isspace((unsigned char)out[l - 1]))
+            out[--l] = '\0';
+        found = true;
+    }
+    fclose(f);
+    return found;
+}
+
+static bool os_pretty_name(char *out, size_t n)
+{
+    if (!find_field("/etc/os-release", "PRETTY_NAME", out, n)) {
+        FILE *f = fopen("/etc/os-release", "r");
+        char line[512];
+        bool ok = false;
+        if (!f)
+            return false;
+        while (!ok && fgets(line, sizeof line, f)) {
+            if (strncmp(line, "PRETTY_NAME=", 12) == 0) {
+                char *v = line + 12;
+                if (*v == '"')
+                    v++;
+                size_t l = strlen(v);
+                while (l && (v[l - 1] == '\n' || v[l - 1] == '"'))
+                    v[--l] = '\0';
+                snprintf(out, n, "%s", v);
+                ok = true;
+            }
+        }
+        fclose(f);
+        return ok;
+    }
+    return true;
+}
+
+/* CONFIG_<key>'s value from the kernel's build configuration: the plain
+ * /boot/config-<release>, else /proc/config.gz through gzip when the
+ * target has it. */
+static bool kconfig(const char *release, const char *key, char *out, size_t n)
+{
+    char path[512], line[512], want[128];
+    snprintf(path, sizeof path, "/boot/config-%s", release);
+    snprintf(want, sizeof want, "CONFIG_%s=", key);
+    FILE *f = fopen(path, "r");
+    bool piped = false;
+    if (!f && access("/proc/config.gz", R_OK) == 0) {
+        f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+        piped = f != NULL;
+    }
+    if (!f)
+        return false;
+    bool found = false;
+    while (fgets(line, sizeof line, f)) {
+        if (!found && strncmp(line, want, strlen(want)) == 0) {
+            snprintf(out, n, "%s", line + strlen(want));
+            out[strcspn(out, "\n")] = '\0';
+            found = true;
+        }
+    }
+    if (piped)
+        pclose(f);
+    else
+        fclose(f);
+    return found;
+}
+
+static bool has_word(const char *s, const char *word)
+{
+    size_t l = strlen(word);
+    for (const char *p = strstr(s, word); p; p = strstr(p + 1, word))
+        if ((p == s || p[-1] == ' ') && (p[l] == ' ' || p[l] == '\0'))
+            return true;
+    return false;
+}
+
+static const char *const preempt_names[] = {"none", "voluntary", "full", "lazy"};
+
+/* Preemption model: /sys/kernel/realtime, then debugfs (the current
+ * model is the one in parentheses), then preempt= on the command line,
+ * then the kernel configuration; null when none of them tells. */
+static void preempt_model(struct rtg_json *j, const struct utsname *u)
+{
+    char buf[4096];
+    const char *model = NULL, *source = NULL;
+    bool dynamic = has_word(u->version, "PREEMPT_DYNAMIC");
+    if (read_line("/sys/kernel/realtime", buf, sizeof buf) && strcmp(buf, "1") == 0) {
+        model = "rt";
+        source = "/sys/kernel/realtime";
+    } else if (has_word(u->version, "PREEMPT_RT")) {
+        model = "rt";
+        source = "uname -v";
+    } else if (read_line("/sys/kernel/debug/sched/preempt", buf, sizeof buf)) {
+        for (size_t i = 0; i < 4; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "(%s)", preempt_names[i]);
+            if (strstr(buf, want)) {
+                model = preempt_names[i];
+                source = "/sys/kernel/debug/sched/preempt";
+            }
+        }
+    }
+    if (!model && dynamic && read_line("/proc/cmdline", buf, sizeof buf)) {
+        for (size_t i = 0; i < 4; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "preempt=%s", preempt_names[i]);
+            if (has_word(buf, want)) {
+                model = preempt_names[i];
+                source = "preempt= on /proc/cmdline";
+            }
+        }
+    }
+    if (!model) {
+        static const char *const keys[] = {"PREEMPT_NONE", "PREEMPT_VOLUNTARY", "PREEMPT", "PREEMPT_LAZY"};
+        for (size_t i = 0; i < 4 && !model; i++)
+            if (kconfig(u->release, keys[i], buf, sizeof buf) && strcmp(buf, "y") == 0) {
+                model = preempt_names[i];
+                source = dynamic ? "kernel config (PREEMPT_DYNAMIC default)" : "kernel config";
+            }
+    }
+    if (!model && !dynamic && has_word(u->version, "PREEMPT")) {
+        model = "full";
+        source = "uname -v";
+    }
+    rtg_json_kstr(j, "preempt_model", model);
+    rtg_json_kbool(j, "preempt_dynamic", dynamic);
+    rtg_json_kstr(j, "preempt_source", source);
+    if (read_line("/sys/kernel/realtime", buf, sizeof buf))
+        rtg_json_kbool(j, "realtime", strcmp(buf, "1") == 0);
+    else
+        rtg_json_kbool(j, "realtime", model && strcmp(model, "rt") == 0);
+    if (kconfig(u->release, "HZ", buf, sizeof buf))
+        rtg_json_kint(j, "hz_config", atoi(buf));
+    else
+        rtg_json_knull(j, "hz_config");
+}
+
+/* Ticks per second on a busy CPU, from the local timer interrupt count
+ * in /proc/interrupts (x86 "LOC", Arm "arch_timer"), over 200 ms. */
+static long long timer_irqs(int cpu)
+{
+    FILE *f = fopen("/proc/interrupts", "r");
+    if (!f)
+        return -1;
+    char line[8192];
+    long long result = -1;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line;
+        while (*p == ' ')
+            p++;
+        bool loc = strncmp(p, "LOC:", 4) == 0;
+        bool arch = strstr(line, "arch_timer") != NULL;
+        if (!loc && !arch)
+            continue;
+        p = strchr(p, ':') + 1;
+        long long v = -1;
+        for (int c = 0; c <= cpu; c++) {
+            char *end;
+            v = strtoll(p, &end, 10);
+            if (end == p) {
+                v = -1;
+                break;
+            }
+            p = end;
+        }
+        result = v;
+        if (loc)
+            break;
+    }
+    fclose(f);
+    return result;
+}
+
+static double measure_hz(int cpu)
+{
+    cpu_set_t old, one;
+    if (sched_getaffinity(0, sizeof old, &old))
+        return -1;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one))
+        return -1;
+    long long a = timer_irqs(cpu);
+    uint64_t t0 = rtg_mono_ns(), t1;
+    volatile uint64_t spin = 0;
+    while ((t1 = rtg_mono_ns()) - t0 < 200000000u) /* busy: keeps the tick on */
+        spin++;
+    long long b = timer_irqs(cpu);
+    sched_setaffinity(0, sizeof old, &old);
+    if (a < 0 || b < a)
+        return -1;
+    return (double)(b - a) * 1e9 / (double)(t1 - t0);
+}
+
+static void cpu_model(char *out, size_t n)
+{
+    if (find_field("/proc/cpuinfo", "model name", out, n))
+        return;
+    if (find_field("/proc/cpuinfo", "Model", out, n))
+        return;
+    if (find_field("/proc/cpuinfo", "CPU part", out, n))
+        return;
+    out[0] = '\0';
+}
+
+bool rtg_sys_virtualized(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 31)))
+        return true;
+#endif
+    char buf[64];
+    return read_line("/sys/hypervisor/type", buf, sizeof buf) && buf[0];
+}
+
+static void hypervisor_vendor(char *out, size_t n)
+{
+    out[0] = '\0';
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 31))) {
+        __cpuid(0x40000000, a, b, c, d);
+        char sig[13];
+        memcpy(sig, &b, 4);
+        memcpy(sig + 4, &c, 4);
+        memcpy(sig + 8, &d, 4);
+        sig[12] = '\0';
+        for (int i = 0; i < 12; i++)
+            if (!isprint((unsigned char)sig[i]))
+                sig[i] = '\0';
+        snprintf(out, n, "%s", sig);
+        return;
+    }
+#endif
+    read_line("/sys/hypervisor/type", out, n);
+}
+
+static void floor_stats(struct rtg_json *j)
+{
+    uint64_t mn = UINT64_MAX, mx = 0;
+    double sum = 0;
+    const int n = 20000;
+    for (int i = 0; i < n; i++) {
+        uint64_t a = rtg_clock_ticks();
+        uint64_t b = rtg_clock_ticks();
+        uint64_t d = rtg_clock_delta_ns(a, b);
+        if (d < mn)
+            mn = d;
+        if (d > mx)
+            mx = d;
+        sum += (double)d;
+    }
+    rtg_json_key(j, "floor_ns");
+    rtg_json_obj_begin(j);
+    rtg_json_kint(j, "count", n);
+    rtg_json_kuint(j, "min", mn);
+    rtg_json_knum(j, "mean", sum / n);
+    rtg_json_kuint(j, "max", mx);
+    rtg_json_obj_end(j);
+}
+
+void rtg_privileges_probe(const struct rtg_config *cfg, struct rtg_privileges *p)
+{
+    memset(p, 0, sizeof *p);
+    if (cfg->no_rt) {
+        snprintf(p->sched_fifo_reason, sizeof p->sched_fifo_reason, "--no-rt given");
+    } else {
+        int old_policy = sched_getscheduler(0);
+        struct sched_param old, sp = {.sched_priority = cfg->prio};
+        sched_getparam(0, &old);
+        if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0) {
+            p->sched_fifo = true;
+            sched_setscheduler(0, old_policy, &old);
+        } else {
+            snprintf(p->sched_fifo_reason, sizeof p->sched_fifo_reason, "sched_setscheduler: %s",
+                     strerror(errno));
+        }
+    }
+    if (mlockall(MCL_CURRENT) == 0) {
+        p->mlockall = true;
+        munlockall();
+    } else {
+        snprintf(p->mlockall_reason, sizeof p->mlockall_reason, "mlockall: %s", strerror(errno));
+    }
+    p->affinity = rtg_pin_self(cfg->cpus[0]) == 0;
+}
+
+static void emit_probe(struct rtg_json *j, int argc, char **argv)
+{
+    rtg_json_key(j, "probe");
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "version", RTG_VERSION);
+    rtg_json_key(j, "argv");
+    rtg_json_arr_begin(j);
+    for (int i = 0; i < argc; i++)
+        rtg_json_str(j, argv[i]);
+    rtg_json_arr_end(j);
+    rtg_json_key(j, "build");
+    rtg_json_obj_begin(j);
+#if defined(__clang__)
+    rtg_json_kstr(j, "compiler", "clang " __clang_version__);
+#elif defined(__GNUC__)
+    rtg_json_kstr(j, "compiler", "gcc " __VERSION__);
+#else
+    rtg_json_kstr(j, "compiler", "unknown");
+#endif
+#if defined(__GLIBC__)
+    rtg_json_kstr(j, "libc", "glibc");
+#else
+    rtg_json_kstr(j, "libc", "musl or other");
+#endif
+    rtg_json_kbool(j, "static", RTG_STATIC_BUILD);
+    rtg_json_kstr(j, "arch", RTG_ARCH);
+    rtg_json_kbool(j, "test_hooks", RTG_TEST_HOOKS);
+    rtg_json_kstr(j, "osal", RTG_OSAL_NAME);
+    rtg_json_obj_end(j);
+    rtg_json_obj_end(j);
+}
+
+static void emit_host(struct rtg_json *j, const struct utsname *u)
+{
+    char buf[512];
+    rtg_json_key(j, "host");
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "hostname", u->nodename);
+    rtg_json_kstr(j, "os", u->sysname);
+    rtg_json_kstr(j, "os_pretty_name", os_pretty_name(buf, sizeof buf) ? buf : NULL);
+    rtg_json_kstr(j, "release", u->release);
+    rtg_json_kstr(j, "version", u->version);
+    rtg_json_kstr(j, "machine", u->machine);
+    rtg_json_obj_end(j);
+}
+
+static void emit_kernel(struct rtg_json *j, const struct utsname *u, const struct rtg_config *cfg)
+{
+    rtg_json_key(j, "kernel");
+    rtg_json_obj_begin(j);
+    preempt_model(j, u);
+    double hz = measure_hz(cfg->cpus[0]);
+    if (hz >= 0)
+        rtg_json_knum(j, "hz_measured", (double)(long long)(hz + 0.5));
+    else
+        rtg_json_knull(j, "hz_measured");
+    kfile(j, "cmdline", "/proc/cmdline");
+    kfile(j, "isolcpus", "/sys/devices/system/cpu/isolated");
+    kfile(j, "nohz_full", "/sys/devices/system/cpu/nohz_full");
+    kfile_int(j, "rt_runtime_us", "/proc/sys/kernel/sched_rt_runtime_us");
+    kfile_int(j, "rt_period_us", "/proc/sys/kernel/sched_rt_period_us");
+    rtg_json_obj_end(j);
+}
+
+static void emit_cpu(struct rtg_json *j, const struct rtg_config *cfg)
+{
+    char buf[512];
+    rtg_json_key(j, "cpu");
+    rtg_json_obj_begin(j);
+    cpu_model(buf, sizeof buf);
+    rtg_json_kstr(j, "model", buf[0] ? buf : NULL);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    rtg_json_kint(j, "online", online > 0 ? online : 1);
+    rtg_json_kint(j, "configured", rtg_cpu_count_configured());
+    kfile(j, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    rtg_json_key(j, "selected");
+    rtg_json_arr_begin(j);
+    for (size_t i = 0; i < cfg->n_cpus; i++)
+        rtg_json_int(j, cfg->cpus[i]);
+    rtg_json_arr_end(j);
+    rtg_json_obj_end(j);
+}
+
+static void emit_clock(struct rtg_json *j)
+{
+    rtg_json_key(j, "clock");
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "source", rtg_clock_source_name());
+    kfile(j, "kernel_clocksource", "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    rtg_json_knum(j, "freq_hz", rtg_clock_g.freq_hz);
+    rtg_json_knum(j, "calibration_error_ppm", rtg_clock_g.calibration_error_ppm);
+    floor_stats(j);
+    rtg_json_obj_end(j);
+}
+
+static void emit_privileges(struct rtg_json *j, const struct rtg_config *cfg,
+                            const struct rtg_privileges *p)
+{
+    rtg_json_key(j, "privileges");
+    rtg_json_obj_begin(j);
+    rtg_json_kint(j, "euid", (int64_t)geteuid());
+    rtg_json_kbool(j, "sched_fifo", p->sched_fifo);
+    rtg_json_kstr(j, "sched_fifo_reason", p->sched_fifo ? NULL : p->sched_fifo_reason);
+    rtg_json_kbool(j, "mlockall", p->mlockall);
+    rtg_json_kstr(j, "mlockall_reason", p->mlockall ? NULL : p->mlockall_reason);
+    rtg_json_kbool(j, "affinity", p->affinity);
+    rtg_json_kbool(j, "cpu_dma_latency", p->cpu_dma_latency);
+    rtg_json_kint(j, "prio", p->sched_fifo ? cfg->prio : 0);
+    rtg_json_obj_end(j);
+}
+
+static void emit_warnings(struct rtg_json *j, const struct rtg_privileges *p, bool virt)
+{
+    char gov[64];
+    rtg_json_key(j, "warnings");
+    rtg_json_arr_begin(j);
+    if (!p->sched_fifo)
+        rtg_json_str(j, "not SCHED_FIFO: threads ran SCHED_OTHER, figures are not real-time");
+    if (!p->mlockall)
+        rtg_json_str(j, "no mlockall: page faults may appear in the figures");
+    if (virt)
+        rtg_json_str(j, "virtual machine: the hypervisor can steal time from any measurement");
+    if (rtg_clock_g.source == RTG_CLOCK_POSIX)
+        rtg_json_str(j, "no invariant hardware counter: timed with clock_gettime");
+    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov) &&
+        strcmp(gov, "performance") != 0)
+        rtg_json_str(j, "CPU frequency scaling is active (governor is not 'performance')");
+    rtg_json_arr_end(j);
+}
+
+void rtg_sysinfo_emit(struct rtg_json *j, int argc, char **argv, const struct rtg_config *cfg,
+                      const struct rtg_privileges *p)
+{
+    struct utsname u;
+    char buf[512];
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "record", "system");
+    rtg_json_kint(j, "schema_version", 1);
+    emit_probe(j, argc, argv);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    rtg_json_kstr(j, "started_at", buf);
+    emit_host(j, &u);
+    emit_kernel(j, &u, cfg);
+    emit_cpu(j, cfg);
+    emit_clock(j);
+    bool virt = rtg_sys_virtualized();
+    rtg_json_key(j, "virtualization");
+    rtg_json_obj_begin(j);
+    rtg_json_kbool(j, "hypervisor", virt);
+    hypervisor_vendor(buf, sizeof buf);
+    rtg_json_kstr(j, "vendor", buf[0] ? buf : NULL);
+    rtg_json_kbool(j, "emulated", strncmp(buf, "TCGTCGTCGTCG", 12) == 0);
+    rtg_json_obj_end(j);
+    emit_privileges(j, cfg, p);
+    rtg_json_key(j, "run");
+    rtg_json_obj_begin(j);
+    rtg_json_kbool(j, "quick", cfg->quick);
+    rtg_json_knum(j, "duration_scale", cfg->scale);
+    rtg_json_key(j, "tests");
+    rtg_json_arr_begin(j);
+    for (size_t i = 0; i < cfg->n_selected; i++)
+        rtg_json_str(j, rtg_registry[cfg->selected[i]]->id);
+    rtg_json_arr_end(j);
+    rtg_json_obj_end(j);
+    emit_warnings(j, p, virt);
+    rtg_json_obj_end(j);
+}

@@ -1,0 +1,112 @@
+/* CLK-P-RES: clock resolution and read cost. */
+#define _GNU_SOURCE
+#include <time.h>
+
+#include "rtg/clock.h"
+#include "rtg/osal.h"
+#include "rtg/test.h"
+
+struct clock_def {
+    const char *name;
+    clockid_t id;
+};
+
+static const struct clock_def clocks[] = {
+    {"monotonic", CLOCK_MONOTONIC},
+    {"monotonic_raw", CLOCK_MONOTONIC_RAW},
+    {"realtime", CLOCK_REALTIME},
+    {"boottime", CLOCK_BOOTTIME},
+};
+
+static uint64_t read_clock(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Smallest non-zero step and the mean cost of one read (1000 in a row). */
+static void step_and_cost(struct rtg_json *info, const struct clock_def *c)
+{
+    uint64_t step = UINT64_MAX;
+    for (int i = 0; i < 1000 && !rtg_stop_requested(); i++) {
+        uint64_t a = read_clock(c->id), b;
+        while ((b = read_clock(c->id)) == a)
+            ;
+        if (b > a && b - a < step)
+            step = b - a;
+    }
+    uint64_t t0 = rtg_mono_ns();
+    for (int i = 0; i < 1000; i++)
+        (void)read_clock(c->id);
+    double cost = (double)(rtg_mono_ns() - t0) / 1000.0;
+    struct timespec res;
+    clock_getres(c->id, &res);
+
+    rtg_json_key(info, c->name);
+    rtg_json_obj_begin(info);
+    rtg_json_knum(info, "resolution_ns", (double)res.tv_sec * 1e9 + (double)res.tv_nsec);
+    rtg_json_kuint(info, "smallest_step_ns", step);
+    rtg_json_knum(info, "read_cost_ns", cost);
+    rtg_json_obj_end(info);
+}
+
+static void counter_cost(struct rtg_json *info)
+{
+    uint64_t t0 = rtg_mono_ns();
+    for (int i = 0; i < 1000; i++)
+        (void)rtg_clock_ticks();
+    rtg_json_key(info, "probe_clock");
+    rtg_json_obj_begin(info);
+    rtg_json_kstr(info, "source", rtg_clock_source_name());
+    rtg_json_knum(info, "freq_hz", rtg_clock_g.freq_hz);
+    rtg_json_knum(info, "resolution_ns", rtg_clock_g.ns_per_tick);
+    rtg_json_knum(info, "read_cost_ns", (double)(rtg_mono_ns() - t0) / 1000.0);
+    rtg_json_obj_end(info);
+}
+
+static int run(struct rtg_ctx *ctx)
+{
+    int64_t n = rtg_opt_int(ctx, "samples");
+    struct rtg_metric *floor = rtg_metric_new(ctx, "clock.read_pair.%s", rtg_clock_source_name());
+    struct rtg_metric *m[sizeof clocks / sizeof clocks[0]];
+    for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++)
+        m[c] = rtg_metric_new(ctx, "clock.read_pair.%s", clocks[c].name);
+    if (!floor)
+        return rtg_fail_error(ctx, "out of memory");
+    for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++)
+        if (!m[c])
+            return rtg_fail_error(ctx, "out of memory");
+
+    /* Two back-to-back reads: the probe's own floor. */
+    for (int64_t i = 0; i < n && !rtg_stop_requested(); i++) {
+        uint64_t a = rtg_clock_ticks();
+        uint64_t b = rtg_clock_ticks();
+        rtg_metric_add(floor, rtg_clock_delta_ns(a, b), rtg_test_elapsed_ns(ctx));
+    }
+    for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++) {
+        for (int64_t i = 0; i < n && !rtg_stop_requested(); i++) {
+            uint64_t a = read_clock(clocks[c].id);
+            uint64_t b = read_clock(clocks[c].id);
+            rtg_metric_add(m[c], b >= a ? b - a : 0, rtg_test_elapsed_ns(ctx));
+        }
+    }
+    struct rtg_json *info = rtg_info(ctx);
+    counter_cost(info);
+    for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++)
+        step_and_cost(info, &clocks[c]);
+    return 0;
+}
+
+static const struct rtg_option options[] = {
+    {"samples", RTG_OPT_INT, 200000, 20000, 1000, 10000000, NULL, RTG_OPT_SCALED,
+     "back-to-back read pairs per clock"},
+};
+
+const struct rtg_test_desc rtg_test_clk_p_res = {
+    .id = "CLK-P-RES",
+    .title = "Clock resolution and read cost",
+    .kind = 'P',
+    .options = RTG_OPTIONS(options),
+    .run = run,
+};

@@ -1,0 +1,201 @@
+"""The probe's foundation, end to end: contract, system record, bad input,
+watchdog, crash isolation, interruption, unprivileged runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+from probe_run import ROOT, metric, probe_path, run_probe, validate
+
+QUICK_LAT = ("--opt", "TMR-P-LAT.duration_ms=300")
+
+
+def test_list_json_describes_every_test() -> None:
+    out = subprocess.run(
+        [str(probe_path()), "--list-json"], capture_output=True, text=True, check=True
+    ).stdout
+    entries = [json.loads(line) for line in out.splitlines()]
+    ids = [e["id"] for e in entries]
+    assert "CLK-P-RES" in ids and "TMR-P-LAT" in ids
+    assert len(ids) == len(set(ids))
+    for e in entries:
+        assert e["kind"] in "BPS"
+        for o in e["options"]:
+            if o["type"] != "enum":
+                assert o["min"] <= o["default"] <= o["max"], (e["id"], o)
+
+
+def test_quick_run_is_valid_and_complete() -> None:
+    run = run_probe("--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT)
+    assert run.code == 0, run.stderr
+    kinds = [r["record"] for r in run.records]
+    assert kinds == ["system", "test", "test", "end"]
+    sysrec = run.system
+    assert sysrec["run"]["tests"] == ["CLK-P-RES", "TMR-P-LAT"]
+    assert sysrec["clock"]["floor_ns"]["count"] > 0
+    assert sysrec["kernel"]["preempt_model"] in ("rt", "full", "lazy", "voluntary", "none", None)
+    assert sysrec["probe"]["build"]["test_hooks"] is False
+    lat = run.tests["TMR-P-LAT"]
+    assert lat["status"] == "ok"
+    cpus = sysrec["cpu"]["selected"]
+    total = 0
+    for cpu in cpus:
+        m = metric(lat, f"timer.wakeup.clock_nanosleep.cpu{cpu}")
+        assert m["count"] > 0 and m["min"] <= m["mean"] <= m["max"]
+        assert sum(b[2] for b in m["hist"]["buckets"]) + m["hist"]["overflow"] == m["count"]
+        total += m["count"]
+    assert metric(lat, "timer.wakeup.clock_nanosleep.all")["count"] == total
+    res = run.tests["CLK-P-RES"]
+    assert metric(res, "clock.read_pair.monotonic")["count"] == 20000
+    assert set(res["info"]) >= {"probe_clock", "monotonic", "realtime"}
+    assert run.end == {**run.end, "status": "complete", "tests": 2, "exit_code": 0}
+
+
+def test_same_arguments_give_the_same_set_of_records() -> None:
+    def shape(run):  # type: ignore[no-untyped-def]
+        return [
+            (r["record"], r.get("id"), tuple(m["name"] for m in r.get("metrics", [])))
+            for r in run.records
+        ]
+
+    args = ("--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT)
+    assert shape(run_probe(*args)) == shape(run_probe(*args))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--tests", "NOPE"], "no test matches 'NOPE'"),
+        (["--opt", "TMR-P-LAT.period_us=1"], "outside 50.."),
+        (["--opt", "TMR-P-LAT.nope=1"], "has no option 'nope'"),
+        (["--opt", "TMR-P-LAT.variant=<script>"], "is not one of"),
+        (["--cpus", "4096"], "does not exist"),
+        (["--cpus", "0-"], "not a CPU list"),
+        (["--prio", "99"], "outside 1..98"),
+        (["--prio", "-5"], "outside"),
+        (["--duration-scale", "abc"], "not a number"),
+        (["--out", ""], "empty file name"),
+        (["--out", "/nonexistent/dir/x.jsonl"], "cannot write"),
+        (["--frobnicate"], "unknown argument"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    proc = subprocess.run([str(probe_path()), *args], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rtgauge-probe: error: ")
+    assert message in lines[0]
+
+
+@pytest.mark.parametrize("mode", ["block", "spin", "deaf"])
+def test_watchdog_ends_a_hung_test_and_the_run_goes_on(mode: str) -> None:
+    run = run_probe(
+        "--tests",
+        "DBG-P-HANG,CLK-P-RES",
+        "--quick",
+        "--opt",
+        f"DBG-P-HANG.mode={mode}",
+        "--opt",
+        "DBG-P-HANG.bound_s=0.5",
+        hooks=True,
+        timeout=60,
+    )
+    assert run.code == 3
+    hang = run.tests["DBG-P-HANG"]
+    assert hang["status"] == "error"
+    assert hang["reason"].startswith("watchdog: overran its bound of 0.5 s")
+    if mode == "deaf":  # ignores the stop request: killed, nothing to keep
+        assert "killed" in hang["reason"]
+    else:  # stopped: what it had measured is kept
+        assert "partial results kept" in hang["reason"]
+        assert metric(hang, "debug.hang.partial")["count"] == 1
+    assert run.tests["CLK-P-RES"]["status"] == "ok"
+    assert run.end and run.end["errors"] == 1
+
+
+def test_crash_is_recorded_and_the_run_goes_on() -> None:
+    run = run_probe("--tests", "DBG-P-CRASH,CLK-P-RES", "--quick", hooks=True)
+    assert run.code == 3
+    assert run.tests["DBG-P-CRASH"]["status"] == "error"
+    assert run.tests["DBG-P-CRASH"]["reason"] == "crashed (SIGSEGV)"
+    assert run.tests["CLK-P-RES"]["status"] == "ok"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_keeps_partial_samples_and_marks_the_run(sig: signal.Signals) -> None:
+    proc = subprocess.Popen(
+        [str(probe_path()), "--tests", "CLK-P-RES,TMR-P-LAT", "--quick",
+         "--opt", "TMR-P-LAT.duration_ms=20000"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    first = [proc.stdout.readline(), proc.stdout.readline()]  # system, CLK-P-RES
+    time.sleep(1.0)  # inside TMR-P-LAT
+    proc.send_signal(sig)
+    rest, _ = proc.communicate(timeout=30)
+    records = [json.loads(x) for x in first + rest.splitlines() if x.strip()]
+    for r in records:
+        validate(r)
+    assert proc.returncode == 3
+    lat = next(r for r in records if r.get("id") == "TMR-P-LAT")
+    assert lat["status"] == "interrupted"
+    assert metric(lat, "timer.wakeup.clock_nanosleep.all")["count"] > 0
+    assert records[-1]["record"] == "end" and records[-1]["status"] == "interrupted"
+    assert records[1]["status"] == "ok"  # the finished test is kept as it was
+
+
+def test_output_file_option_writes_the_same_records(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "run.jsonl"
+    run = run_probe("--quick", "--tests", "CLK-P-RES", "--out", str(out))
+    assert run.code == 0 and run.records == []
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    for r in lines:
+        validate(r)
+    assert [r["record"] for r in lines] == ["system", "test", "end"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to nobody")
+def test_unprivileged_run_says_what_it_lacked(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        pytest.skip("setpriv (util-linux) is not installed")
+    probe = tmp_path / "rtgauge-probe"
+    shutil.copy(probe_path(), probe)
+    os.chmod(tmp_path, 0o755)
+    proc = subprocess.run(
+        [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all",
+         str(probe), "--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    records = [json.loads(x) for x in proc.stdout.splitlines()]
+    for r in records:
+        validate(r)
+    assert proc.returncode == 0, proc.stderr
+    sysrec = records[0]
+    assert sysrec["privileges"]["sched_fifo"] is False
+    assert sysrec["privileges"]["euid"] != 0
+    assert any("SCHED_FIFO" in w for w in sysrec["warnings"])
+    for r in records[1:-1]:
+        assert r["status"] == "ok"
+        assert r["conditions"]["policy"] == "SCHED_OTHER"
+        assert any("without SCHED_FIFO" in n for n in r["notes"])
+
+
+def test_asan_build_runs_clean() -> None:
+    asan = os.environ.get("RTGAUGE_PROBE_ASAN") or str(ROOT / "build-asan" / "rtgauge-probe")
+    if not os.path.exists(asan):
+        pytest.skip("no ASan build (make probe-asan)")
+    proc = subprocess.run(
+        [asan, "--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr

@@ -10,12 +10,13 @@ ARGS    ?=
 RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test deps probe probe-asan venv test-c test-asan test-py bench clean
+.PHONY: run test deps deps-cross probe probe-asan probe-static probe-musl probe-aarch64 \
+        probe-armhf probe-cross venv test-c test-asan test-py bench clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 
-test: deps probe probe-asan venv test-c test-asan test-py
+test: deps probe probe-asan probe-cross venv test-c test-asan test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -37,6 +38,29 @@ probe:
 probe-asan:
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRTG_SANITIZE=ON >/dev/null
 	cmake --build $(ASAN) -j $(JOBS)
+
+# Static and cross builds (Debian's musl-tools, gcc-aarch64-linux-gnu,
+# gcc-arm-linux-gnueabihf; qemu-user-static runs the foreign ones in tests).
+deps-cross:
+	@missing=""; \
+	command -v musl-gcc >/dev/null || missing="$$missing musl-tools"; \
+	command -v aarch64-linux-gnu-gcc >/dev/null || missing="$$missing gcc-aarch64-linux-gnu"; \
+	command -v arm-linux-gnueabihf-gcc >/dev/null || missing="$$missing gcc-arm-linux-gnueabihf"; \
+	command -v qemu-aarch64-static >/dev/null || missing="$$missing qemu-user-static"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+probe-static:  # glibc, fully static
+	cmake -S . -B build-static -DCMAKE_BUILD_TYPE=Release -DRTG_STATIC=ON >/dev/null
+	cmake --build build-static -j $(JOBS) --target rtgauge-probe
+probe-musl probe-aarch64 probe-armhf: probe-%: deps-cross
+	cmake -S . -B build-$* -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-$*.cmake -DRTG_STATIC=ON \
+	  -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build-$* -j $(JOBS) --target rtgauge-probe
+probe-cross: probe-static probe-musl probe-aarch64 probe-armhf
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml

@@ -45,7 +45,7 @@ static int tsc_invariant(void)
 #endif
 
 /* One (counter, ns) pair, taken where the two reads were closest. */
-static void paired_read(uint64_t *ticks, uint64_t *ns)
+__attribute__((unused)) static void paired_read(uint64_t *ticks, uint64_t *ns)
 {
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < 16; i++) {
@@ -60,14 +60,14 @@ static void paired_read(uint64_t *ticks, uint64_t *ns)
     }
 }
 
-static void sleep_ms(long ms)
+__attribute__((unused)) static void sleep_ms(long ms)
 {
     struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
     nanosleep(&ts, NULL);
 }
 
 /* Frequency over two 50 ms halves: their disagreement bounds the error. */
-static void calibrate(void)
+__attribute__((unused)) static void calibrate(void)
 {
     uint64_t t0, n0, t1, n1, t2, n2;
     paired_read(&t0, &n0);

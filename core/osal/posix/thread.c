@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,14 +36,39 @@ const char *rtg_policy_name(enum rtg_policy p)
     }
 }
 
+#if defined(__linux__) && !defined(__GLIBC__)
+/* C libraries without pthread_attr_setaffinity_np (musl): the new thread
+ * pins itself before running the test's function. It may run a few
+ * instructions on another CPU first; glibc builds have no such window. */
+struct pinned_start {
+    rtg_thread_fn fn;
+    void *arg;
+    int cpu;
+};
+
+static void *pinned_trampoline(void *p)
+{
+    struct pinned_start s = *(struct pinned_start *)p;
+    free(p);
+    rtg_pin_self(s.cpu);
+    return s.fn(s.arg);
+}
+#endif
+
 int rtg_thread_create(rtg_thread_t *t, const struct rtg_thread_attr *a, rtg_thread_fn fn, void *arg)
 {
     pthread_attr_t pa;
     int rc = pthread_attr_init(&pa);
     if (rc)
         return rc;
-    if (a->stack_size)
-        rc = pthread_attr_setstacksize(&pa, a->stack_size);
+    if (a->stack_size) {
+        /* The smallest stack differs by architecture (128 KiB on aarch64). */
+        long min = sysconf(_SC_THREAD_STACK_MIN);
+        size_t size = a->stack_size;
+        if (min > 0 && size < (size_t)min)
+            size = (size_t)min;
+        rc = pthread_attr_setstacksize(&pa, size);
+    }
     if (!rc)
         rc = pthread_attr_setinheritsched(&pa, PTHREAD_EXPLICIT_SCHED);
     if (!rc)
@@ -51,12 +77,26 @@ int rtg_thread_create(rtg_thread_t *t, const struct rtg_thread_attr *a, rtg_thre
         struct sched_param sp = {.sched_priority = a->policy == RTG_SCHED_OTHER ? 0 : a->prio};
         rc = pthread_attr_setschedparam(&pa, &sp);
     }
-#ifdef __linux__
+#if defined(__linux__) && defined(__GLIBC__)
     if (!rc && a->cpu >= 0) {
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(a->cpu, &set);
         rc = pthread_attr_setaffinity_np(&pa, sizeof set, &set);
+    }
+#elif defined(__linux__)
+    if (!rc && a->cpu >= 0) {
+        struct pinned_start *s = malloc(sizeof *s);
+        if (!s) {
+            pthread_attr_destroy(&pa);
+            return ENOMEM;
+        }
+        *s = (struct pinned_start){fn, arg, a->cpu};
+        rc = pthread_create(t, &pa, pinned_trampoline, s);
+        if (rc)
+            free(s);
+        pthread_attr_destroy(&pa);
+        return rc;
     }
 #endif
     if (!rc)

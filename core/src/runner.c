@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -91,8 +92,9 @@ static void child_main(const struct rtg_test_desc *d, const struct run_state *rs
         _exit(2);
     ctx.virtualized = rs->virtualized;
     if (rs->priv->sched_fifo) {
-        struct sched_param sp = {.sched_priority = rs->cfg->prio};
-        ctx.rt_ok = sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
+        /* pthread_setschedparam, not sched_setscheduler: musl refuses the
+         * latter (its process-wide meaning does not exist on Linux). */
+        ctx.rt_ok = rtg_thread_set_sched(rtg_thread_self(), RTG_SCHED_FIFO, rs->cfg->prio) == 0;
     }
     if (rs->priv->mlockall)
         ctx.mlock_ok = rtg_lock_memory() == 0;
@@ -372,12 +374,11 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
 
     /* The watchdog outranks every test thread; children start SCHED_OTHER. */
     if (priv.sched_fifo) {
+#if defined(__linux__) && defined(SCHED_RESET_ON_FORK)
         struct sched_param sp = {.sched_priority = rtg_prio_max(RTG_SCHED_FIFO)};
-        int policy = SCHED_FIFO;
-#ifdef SCHED_RESET_ON_FORK
-        policy |= SCHED_RESET_ON_FORK;
+        if (syscall(SYS_sched_setscheduler, 0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) != 0)
 #endif
-        sched_setscheduler(0, policy, &sp);
+            rtg_thread_set_sched(rtg_thread_self(), RTG_SCHED_FIFO, rtg_prio_max(RTG_SCHED_FIFO));
     }
 
     int counts[RTG_ST_INTERRUPTED + 1] = {0};
@@ -394,8 +395,7 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
         counts[st]++;
         ran++;
     }
-    struct sched_param other = {.sched_priority = 0};
-    sched_setscheduler(0, SCHED_OTHER, &other);
+    rtg_thread_set_sched(rtg_thread_self(), RTG_SCHED_OTHER, 0);
     if (dma_fd >= 0)
         close(dma_fd);
 

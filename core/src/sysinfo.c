@@ -348,15 +348,15 @@ void rtg_privileges_probe(const struct rtg_config *cfg, struct rtg_privileges *p
     if (cfg->no_rt) {
         snprintf(p->sched_fifo_reason, sizeof p->sched_fifo_reason, "--no-rt given");
     } else {
-        int old_policy = sched_getscheduler(0);
-        struct sched_param old, sp = {.sched_priority = cfg->prio};
-        sched_getparam(0, &old);
-        if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0) {
+        enum rtg_policy old_policy;
+        int old_prio, rc;
+        rtg_thread_get_sched(rtg_thread_self(), &old_policy, &old_prio);
+        if ((rc = rtg_thread_set_sched(rtg_thread_self(), RTG_SCHED_FIFO, cfg->prio)) == 0) {
             p->sched_fifo = true;
-            sched_setscheduler(0, old_policy, &old);
+            rtg_thread_set_sched(rtg_thread_self(), old_policy, old_prio);
         } else {
-            snprintf(p->sched_fifo_reason, sizeof p->sched_fifo_reason, "sched_setscheduler: %s",
-                     strerror(errno));
+            snprintf(p->sched_fifo_reason, sizeof p->sched_fifo_reason,
+                     "pthread_setschedparam(SCHED_FIFO, %d): %s", cfg->prio, strerror(rc));
         }
     }
     if (mlockall(MCL_CURRENT) == 0) {
@@ -365,7 +365,12 @@ void rtg_privileges_probe(const struct rtg_config *cfg, struct rtg_privileges *p
     } else {
         snprintf(p->mlockall_reason, sizeof p->mlockall_reason, "mlockall: %s", strerror(errno));
     }
+    /* Affinity is tried and given back: the parent itself stays unpinned. */
+    cpu_set_t old;
+    bool saved = sched_getaffinity(0, sizeof old, &old) == 0;
     p->affinity = rtg_pin_self(cfg->cpus[0]) == 0;
+    if (saved)
+        sched_setaffinity(0, sizeof old, &old);
 }
 
 static void emit_probe(struct rtg_json *j, int argc, char **argv)
@@ -416,6 +421,7 @@ static void emit_host(struct rtg_json *j, const struct utsname *u)
 
 static void emit_kernel(struct rtg_json *j, const struct utsname *u, const struct rtg_config *cfg)
 {
+    char buf[256];
     rtg_json_key(j, "kernel");
     rtg_json_obj_begin(j);
     preempt_model(j, u);
@@ -426,7 +432,11 @@ static void emit_kernel(struct rtg_json *j, const struct utsname *u, const struc
         rtg_json_knull(j, "hz_measured");
     kfile(j, "cmdline", "/proc/cmdline");
     kfile(j, "isolcpus", "/sys/devices/system/cpu/isolated");
-    kfile(j, "nohz_full", "/sys/devices/system/cpu/nohz_full");
+    /* The kernel prints "(null)" when nohz_full is not set. */
+    if (read_line("/sys/devices/system/cpu/nohz_full", buf, sizeof buf))
+        rtg_json_kstr(j, "nohz_full", strcmp(buf, "(null)") == 0 ? "" : buf);
+    else
+        rtg_json_knull(j, "nohz_full");
     kfile_int(j, "rt_runtime_us", "/proc/sys/kernel/sched_rt_runtime_us");
     kfile_int(j, "rt_period_us", "/proc/sys/kernel/sched_rt_period_us");
     rtg_json_obj_end(j);

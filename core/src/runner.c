@@ -59,6 +59,7 @@ struct run_state {
     const struct rtg_config *cfg;
     const struct rtg_privileges *priv;
     bool virtualized;
+    bool emulated;
     FILE *out;
     bool out_failed;
 };
@@ -104,7 +105,9 @@ static void child_main(const struct rtg_test_desc *d, const struct run_state *rs
                  rs->cfg->no_rt ? "--no-rt given" : rs->priv->sched_fifo_reason);
     if (!ctx.mlock_ok)
         rtg_note(&ctx, "ran without mlockall: %s", rs->priv->mlockall_reason);
-    if (rs->virtualized)
+    if (rs->emulated)
+        rtg_note(&ctx, "emulated: timings are not meaningful; behaviour verdicts are");
+    else if (rs->virtualized)
         rtg_note(&ctx, "ran in a virtual machine");
     double bound = bound_s(&ctx);
 
@@ -364,7 +367,8 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     rtg_privileges_probe(cfg, &priv);
     int dma_fd = hold_dma_latency();
     priv.cpu_dma_latency = dma_fd >= 0;
-    struct run_state rs = {.cfg = cfg, .priv = &priv, .virtualized = rtg_sys_virtualized(), .out = out};
+    struct run_state rs = {.cfg = cfg, .priv = &priv, .virtualized = rtg_sys_virtualized(),
+                          .emulated = rtg_sys_emulated(), .out = out};
 
     struct rtg_json j;
     rtg_json_init(&j);

@@ -296,6 +296,15 @@ bool rtg_sys_virtualized(void)
     return read_line("/sys/hypervisor/type", buf, sizeof buf) && buf[0];
 }
 
+static void hypervisor_vendor(char *out, size_t n);
+
+bool rtg_sys_emulated(void)
+{
+    char vendor[32];
+    hypervisor_vendor(vendor, sizeof vendor);
+    return strncmp(vendor, "TCGTCGTCGTCG", 12) == 0;
+}
+
 static void hypervisor_vendor(char *out, size_t n)
 {
     out[0] = '\0';
@@ -498,7 +507,9 @@ static void emit_warnings(struct rtg_json *j, const struct rtg_privileges *p, bo
         rtg_json_str(j, "not SCHED_FIFO: threads ran SCHED_OTHER, figures are not real-time");
     if (!p->mlockall)
         rtg_json_str(j, "no mlockall: page faults may appear in the figures");
-    if (virt)
+    if (rtg_sys_emulated())
+        rtg_json_str(j, "emulated CPU (QEMU TCG): timings are not meaningful; behaviour verdicts are");
+    else if (virt)
         rtg_json_str(j, "virtual machine: the hypervisor can steal time from any measurement");
     if (rtg_clock_g.source == RTG_CLOCK_POSIX)
         rtg_json_str(j, "no invariant hardware counter: timed with clock_gettime");

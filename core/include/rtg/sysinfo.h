@@ -19,6 +19,8 @@ struct rtg_privileges {
 void rtg_privileges_probe(const struct rtg_config *cfg, struct rtg_privileges *p);
 /* Whether a hypervisor is present (CPUID bit or /sys/hypervisor). */
 bool rtg_sys_virtualized(void);
+/* Whether the CPU is emulated (QEMU TCG): timings then mean nothing. */
+bool rtg_sys_emulated(void);
 void rtg_sysinfo_emit(struct rtg_json *j, int argc, char **argv, const struct rtg_config *cfg,
                       const struct rtg_privileges *p);
 

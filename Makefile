@@ -10,13 +10,13 @@ ARGS    ?=
 RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test deps deps-cross probe probe-asan probe-static probe-musl probe-aarch64 \
+.PHONY: run test deps deps-cross deps-qemu probe probe-asan probe-static probe-musl probe-aarch64 \
         probe-armhf probe-cross venv test-c test-asan test-py bench clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 
-test: deps probe probe-asan probe-cross venv test-c test-asan test-py
+test: deps deps-qemu probe probe-asan probe-cross venv test-c test-asan test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -47,6 +47,18 @@ deps-cross:
 	command -v aarch64-linux-gnu-gcc >/dev/null || missing="$$missing gcc-aarch64-linux-gnu"; \
 	command -v arm-linux-gnueabihf-gcc >/dev/null || missing="$$missing gcc-arm-linux-gnueabihf"; \
 	command -v qemu-aarch64-static >/dev/null || missing="$$missing qemu-user-static"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+# Guests under QEMU: qemu-system-x86 and busybox-static (the guest's shell).
+deps-qemu:
+	@missing=""; \
+	command -v qemu-system-x86_64 >/dev/null || missing="$$missing qemu-system-x86"; \
+	dpkg -s busybox-static >/dev/null 2>&1 || missing="$$missing busybox-static"; \
+	command -v dpkg-deb >/dev/null || missing="$$missing dpkg"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \

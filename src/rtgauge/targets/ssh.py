@@ -1,0 +1,126 @@
+"""Run the probe on another machine over SSH.
+
+The matching static probe (architecture from `uname -m`) is copied into a
+fresh temporary directory on the target, run there, its JSON lines streamed
+back, and the directory removed, whether the run ends well or not.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rtgauge.errors import UsageError
+
+# uname -m → the probe build that runs there
+ARCH_BUILDS = {
+    "x86_64": "build-musl",
+    "aarch64": "build-aarch64",
+    "arm64": "build-aarch64",
+    "armv7l": "build-armhf",
+    "armv8l": "build-armhf",
+}
+
+
+@dataclass
+class SshTarget:
+    user: str | None
+    host: str
+    port: int = 22
+    options: list[str] = field(default_factory=list)  # extra ssh -o options
+    identity: Path | None = None
+    sudo: bool = False  # run the probe through `sudo -n` for real-time privileges
+
+    @property
+    def label(self) -> str:
+        who = f"{self.user}@" if self.user else ""
+        return f"ssh://{who}{self.host}:{self.port}"
+
+
+_URL = re.compile(r"ssh://(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d+))?/?")
+
+
+def parse_ssh_url(url: str) -> SshTarget:
+    m = _URL.fullmatch(url)
+    if not m:
+        raise UsageError(f"--target {url!r}: expected ssh://[user@]host[:port]")
+    port = int(m["port"] or 22)
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--target {url!r}: port {port} is outside 1..65535")
+    return SshTarget(user=m["user"], host=m["host"].strip("[]"), port=port)
+
+
+@dataclass
+class SshRun:
+    arch: str = ""
+    exit_code: int | None = None
+    error: str | None = None
+    remote_dir: str | None = None
+
+
+def _base(t: SshTarget) -> list[str]:
+    cmd = ["ssh", "-p", str(t.port), "-o", "BatchMode=yes", "-o", "ConnectTimeout=15"]
+    if t.identity:
+        cmd += ["-i", str(t.identity)]
+    for opt in t.options:
+        cmd += ["-o", opt]
+    return cmd + [f"{t.user}@{t.host}" if t.user else t.host]
+
+
+def _ssh(t: SshTarget, remote: str, data: bytes | None = None, timeout: float = 60) -> str:
+    try:
+        proc = subprocess.run(_base(t) + [remote], input=data, capture_output=True, timeout=timeout)
+    except FileNotFoundError as exc:
+        raise UsageError("ssh is not installed (apt-get install openssh-client)") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise UsageError(f"{t.label}: no answer within {timeout:.0f} s") from exc
+    if proc.returncode != 0:
+        msg = (proc.stderr.decode(errors="replace").strip().splitlines() or ["failed"])[-1]
+        raise UsageError(f"{t.label}: {msg}")
+    return proc.stdout.decode(errors="replace").strip()
+
+
+def probe_for(arch: str, root: Path) -> Path:
+    build = ARCH_BUILDS.get(arch)
+    if not build:
+        raise UsageError(f"no probe build for the target's architecture {arch!r}")
+    probe = root / build / "rtgauge-probe"
+    if not probe.is_file():
+        target = build.replace("build-", "probe-")
+        raise UsageError(f"the {arch} probe is not built: run make {target}")
+    return probe
+
+
+def run_over_ssh(t: SshTarget, root: Path, probe_args: list[str], result: SshRun) -> Iterator[str]:
+    """Yields the remote probe's JSON lines as they arrive."""
+    result.arch = _ssh(t, "uname -m")
+    probe = probe_for(result.arch, root)
+    result.remote_dir = _ssh(t, "mktemp -d /tmp/rtgauge.XXXXXX")
+    rdir = shlex.quote(result.remote_dir)
+    try:
+        _ssh(t, f"cat > {rdir}/rtgauge-probe && chmod 700 {rdir}/rtgauge-probe", probe.read_bytes(), 300)
+        runner = "sudo -n " if t.sudo else ""
+        remote = f"{runner}{rdir}/rtgauge-probe {shlex.join(probe_args)}"
+        proc = subprocess.Popen(_base(t) + [remote], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        try:
+            for raw in proc.stdout:
+                line = raw.decode(errors="replace").strip()
+                if line.startswith("{"):
+                    yield line
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+            result.exit_code = proc.wait(timeout=30)
+            err = proc.stderr.read().decode(errors="replace").strip()
+            if result.exit_code not in (0, 1, 3):
+                result.error = (err.splitlines() or [f"exit code {result.exit_code}"])[-1]
+    finally:
+        try:
+            _ssh(t, f"rm -rf {rdir}", timeout=30)
+        except UsageError:
+            result.error = result.error or f"could not remove {result.remote_dir} on the target"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# make bench: install the peers (Debian's rt-tests, stress-ng) and run every pair.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v cyclictest >/dev/null || ! command -v stress-ng >/dev/null || [ ! -x /usr/bin/time ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rt-tests stress-ng time
+fi
+exec python3 bench/bench.py "$@"

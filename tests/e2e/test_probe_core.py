@@ -8,7 +8,9 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from probe_run import ROOT, metric, probe_path, run_probe, validate
@@ -163,13 +165,14 @@ def test_output_file_option_writes_the_same_records(tmp_path) -> None:  # type: 
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to nobody")
-def test_unprivileged_run_says_what_it_lacked(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_unprivileged_run_says_what_it_lacked() -> None:
     setpriv = shutil.which("setpriv")
     if not setpriv:
         pytest.skip("setpriv (util-linux) is not installed")
+    tmp_path = Path(tempfile.mkdtemp(prefix="rtgauge-nobody-"))  # pytest's are 0700
+    os.chmod(tmp_path, 0o755)
     probe = tmp_path / "rtgauge-probe"
     shutil.copy(probe_path(), probe)
-    os.chmod(tmp_path, 0o755)
     proc = subprocess.run(
         [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all",
          str(probe), "--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT],
@@ -178,6 +181,7 @@ def test_unprivileged_run_says_what_it_lacked(tmp_path) -> None:  # type: ignore
     records = [json.loads(x) for x in proc.stdout.splitlines()]
     for r in records:
         validate(r)
+    shutil.rmtree(tmp_path, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr
     sysrec = records[0]
     assert sysrec["privileges"]["sched_fifo"] is False

@@ -10,13 +10,13 @@ ARGS    ?=
 RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test deps deps-cross deps-qemu deps-ssh probe probe-asan probe-static probe-musl probe-aarch64 \
+.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz fuzz probe probe-asan probe-static probe-musl probe-aarch64 \
         probe-armhf probe-cross venv test-c test-asan test-py bench clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 
-test: deps deps-qemu deps-ssh probe probe-asan probe-cross venv test-c test-asan test-py
+test: deps deps-qemu deps-ssh probe probe-asan probe-cross venv test-c test-asan fuzz test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -64,6 +64,18 @@ deps-qemu:
 	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+
+# libFuzzer needs clang and its runtime.
+deps-fuzz:
+	@if ! command -v clang >/dev/null && ! command -v clang-14 >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install clang" >&2; exit 2; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 libclang-rt-14-dev; \
+	fi
+
+# The probe's command line under libFuzzer (ASan, UBSan), from tests/fuzz/corpus_cli.
+FUZZ_SECONDS ?= 20
+fuzz: deps-fuzz
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # The SSH target's tests start a real OpenSSH server on 127.0.0.1.
 deps-ssh:

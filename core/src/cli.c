@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rtg/config.h"
+#include "rtg/ctx.h"
 #include "rtg/osal.h"
 #include "rtg/registry.h"
 
@@ -126,7 +127,23 @@ static const char *value_of(int argc, char **argv, int *i, const char *arg, size
     return NULL;
 }
 
+/* Messages echo what the user typed: keep them one printable line. */
+static int one_line(int rc, char *err)
+{
+    for (char *p = err; rc && *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
+            *p = '?';
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, size_t n);
+
 int rtg_cli_parse(int argc, char **argv, struct rtg_config *cfg, char *err, size_t n)
+{
+    return one_line(parse_args(argc, argv, cfg, err, n), err);
+}
+
+static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, size_t n)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->mode = RTG_MODE_RUN;
@@ -223,7 +240,14 @@ static int by_registry_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int resolve(struct rtg_config *cfg, char *err, size_t n);
+
 int rtg_cli_resolve(struct rtg_config *cfg, char *err, size_t n)
+{
+    return one_line(resolve(cfg, err, n), err);
+}
+
+static int resolve(struct rtg_config *cfg, char *err, size_t n)
 {
     cfg->n_selected = 0;
     if (!cfg->tests) {
@@ -255,6 +279,11 @@ int rtg_cli_resolve(struct rtg_config *cfg, char *err, size_t n)
             return fail(err, n, "--opt: unknown test '%s' (see --list)", o->id);
         if (!rtg_test_option(d, o->key))
             return fail(err, n, "--opt: test %s has no option '%s' (see --list)", o->id, o->key);
+        /* Values too: type, range, choices, before anything runs. */
+        struct rtg_ctx ctx;
+        if (rtg_ctx_init(&ctx, d, cfg, err, n))
+            return 2;
+        rtg_ctx_free(&ctx);
     }
     return 0;
 }

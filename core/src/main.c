@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "rtg/config.h"
-#include "rtg/ctx.h"
 #include "rtg/registry.h"
 #include "rtg/runner.h"
 #include "rtg/version.h"
@@ -72,25 +71,11 @@ static void list_json(void)
     rtg_json_free(&j);
 }
 
-/* Every option value is checked for every test it names before the run. */
-static int validate_options(const struct rtg_config *cfg, char *err, size_t n)
-{
-    for (size_t i = 0; i < cfg->n_overrides; i++) {
-        const struct rtg_test_desc *d = rtg_registry_find(cfg->overrides[i].id);
-        struct rtg_ctx ctx;
-        if (!d || rtg_ctx_init(&ctx, d, cfg, err, n))
-            return 2;
-        rtg_ctx_free(&ctx);
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     static struct rtg_config cfg;
     char err[512];
-    if (rtg_cli_parse(argc, argv, &cfg, err, sizeof err) || rtg_cli_resolve(&cfg, err, sizeof err) ||
-        validate_options(&cfg, err, sizeof err)) {
+    if (rtg_cli_parse(argc, argv, &cfg, err, sizeof err) || rtg_cli_resolve(&cfg, err, sizeof err)) {
         fprintf(stderr, "rtgauge-probe: error: %s\n", err);
         return 2;
     }

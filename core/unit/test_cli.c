@@ -56,6 +56,8 @@ int main(void)
     CHECK_EQ_U(parse("--quick", "--duration-scale", "0.5"), 0);
     CHECK(cfg.quick);
     CHECK_EQ_U(parse("--whatever", NULL, NULL), 2);
+    CHECK_EQ_U(parse("--x\nforged line\r", NULL, NULL), 2); /* echoed input stays one line */
+    CHECK(strchr(err, '\n') == NULL && strchr(err, '\r') == NULL);
     CHECK_EQ_U(parse("--quick=1", NULL, NULL), 2);
     CHECK_EQ_U(parse("--opt", "no-dot", NULL), 2);
     CHECK_EQ_U(parse("--opt", "TMR-P-LAT.period_us=", NULL), 2);

@@ -38,8 +38,8 @@ struct rtg_config {
 /* Parses argv into cfg. Returns 0, or 2 with a one-line message in err.
  * Pure apart from reading the CPU count; no test runs. */
 int rtg_cli_parse(int argc, char **argv, struct rtg_config *cfg, char *err, size_t errlen);
-/* Checks test patterns and --opt against the registry and fills
- * cfg->selected. Returns 0 or 2 with a message. */
+/* Checks test patterns and every --opt (test, key, value) against the
+ * registry and fills cfg->selected. Returns 0 or 2 with a message. */
 int rtg_cli_resolve(struct rtg_config *cfg, char *err, size_t errlen);
 void rtg_cli_usage(FILE *out);
 

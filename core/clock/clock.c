@@ -12,6 +12,13 @@
 
 struct rtg_clock_state rtg_clock_g = {.source = RTG_CLOCK_POSIX, .ns_per_tick = 1.0, .freq_hz = 1e9};
 
+uint64_t rtg_clock_posix_ticks(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t raw_ns(void)
 {
     struct timespec ts;

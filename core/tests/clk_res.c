@@ -1,28 +1,25 @@
 /* CLK-P-RES: clock resolution and read cost. */
-#define _GNU_SOURCE
-#include <time.h>
-
 #include "rtg/clock.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
 
 struct clock_def {
     const char *name;
-    clockid_t id;
+    enum rtg_clock_id id;
 };
 
 static const struct clock_def clocks[] = {
-    {"monotonic", CLOCK_MONOTONIC},
-    {"monotonic_raw", CLOCK_MONOTONIC_RAW},
-    {"realtime", CLOCK_REALTIME},
-    {"boottime", CLOCK_BOOTTIME},
+    {"monotonic", RTG_CLK_MONOTONIC},
+    {"monotonic_raw", RTG_CLK_MONOTONIC_RAW},
+    {"realtime", RTG_CLK_REALTIME},
+    {"boottime", RTG_CLK_BOOTTIME},
 };
 
-static uint64_t read_clock(clockid_t id)
+static uint64_t read_clock(enum rtg_clock_id id)
 {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t ns = 0;
+    rtg_clock_read_ns(id, &ns);
+    return ns;
 }
 
 /* Smallest non-zero step and the mean cost of one read (1000 in a row). */
@@ -40,12 +37,15 @@ static void step_and_cost(struct rtg_json *info, const struct clock_def *c)
     for (int i = 0; i < 1000; i++)
         (void)read_clock(c->id);
     double cost = (double)(rtg_mono_ns() - t0) / 1000.0;
-    struct timespec res;
-    clock_getres(c->id, &res);
+    uint64_t res = 0;
+    int rc = rtg_clock_resolution_ns(c->id, &res);
 
     rtg_json_key(info, c->name);
     rtg_json_obj_begin(info);
-    rtg_json_knum(info, "resolution_ns", (double)res.tv_sec * 1e9 + (double)res.tv_nsec);
+    if (rc)
+        rtg_json_knull(info, "resolution_ns");
+    else
+        rtg_json_kuint(info, "resolution_ns", res);
     rtg_json_kuint(info, "smallest_step_ns", step);
     rtg_json_knum(info, "read_cost_ns", cost);
     rtg_json_obj_end(info);

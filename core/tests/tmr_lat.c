@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rtg/osal.h"
 #include "rtg/test.h"
@@ -25,9 +24,7 @@ static void *wake_loop(void *arg)
     struct waker *w = arg;
     uint64_t next = w->start_ns;
     for (uint64_t i = 0; i < w->loops && !rtg_stop_requested(); i++) {
-        struct timespec ts = {.tv_sec = (time_t)(next / 1000000000u),
-                              .tv_nsec = (long)(next % 1000000000u)};
-        int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        int rc = rtg_sleep_until_intr(next); /* clock_nanosleep, TIMER_ABSTIME */
         if (rc == EINTR)
             continue; /* a stop request: the loop condition ends it */
         if (rc) {

@@ -59,7 +59,13 @@ const char *rtg_mutex_protocol_name(enum rtg_mutex_protocol proto);
 /* ---- time ---- */
 uint64_t rtg_mono_ns(void); /* CLOCK_MONOTONIC */
 int rtg_sleep_until(uint64_t abs_mono_ns); /* absolute, EINTR retried */
+/* Absolute sleep that returns EINTR when a signal (a stop request) comes. */
+int rtg_sleep_until_intr(uint64_t abs_mono_ns);
 int rtg_sleep_ns(uint64_t ns);              /* relative */
+enum rtg_clock_id { RTG_CLK_MONOTONIC, RTG_CLK_MONOTONIC_RAW, RTG_CLK_REALTIME, RTG_CLK_BOOTTIME };
+/* One read of a system clock in ns; ENOTSUP when the OS lacks it. */
+int rtg_clock_read_ns(enum rtg_clock_id id, uint64_t *ns);
+int rtg_clock_resolution_ns(enum rtg_clock_id id, uint64_t *ns);
 
 /* ---- memory and the process ---- */
 int rtg_lock_memory(void); /* all current and future pages */

@@ -28,6 +28,61 @@ int rtg_sleep_until(uint64_t abs_mono_ns)
     return rc;
 }
 
+int rtg_sleep_until_intr(uint64_t abs_mono_ns)
+{
+    struct timespec ts = to_ts(abs_mono_ns);
+    return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int posix_clock(enum rtg_clock_id id, clockid_t *out)
+{
+    switch (id) {
+    case RTG_CLK_MONOTONIC: *out = CLOCK_MONOTONIC; return 0;
+    case RTG_CLK_MONOTONIC_RAW:
+#ifdef CLOCK_MONOTONIC_RAW
+        *out = CLOCK_MONOTONIC_RAW;
+        return 0;
+#else
+        return ENOTSUP;
+#endif
+    case RTG_CLK_REALTIME: *out = CLOCK_REALTIME; return 0;
+    case RTG_CLK_BOOTTIME:
+#ifdef CLOCK_BOOTTIME
+        *out = CLOCK_BOOTTIME;
+        return 0;
+#else
+        return ENOTSUP;
+#endif
+    }
+    return EINVAL;
+}
+
+int rtg_clock_read_ns(enum rtg_clock_id id, uint64_t *ns)
+{
+    clockid_t c;
+    struct timespec ts;
+    int rc = posix_clock(id, &c);
+    if (rc)
+        return rc;
+    if (clock_gettime(c, &ts))
+        return errno;
+    *ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return 0;
+}
+
+int rtg_clock_resolution_ns(enum rtg_clock_id id, uint64_t *ns)
+{
+    clockid_t c;
+    struct timespec ts;
+    int rc = posix_clock(id, &c);
+    if (rc)
+        return rc;
+    if (clock_getres(c, &ts))
+        return errno;
+    *ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return 0;
+}
+
 int rtg_sleep_ns(uint64_t ns)
 {
     return rtg_sleep_until(rtg_mono_ns() + ns);

@@ -1,0 +1,57 @@
+"""No test of the probe calls the operating system except through the OSAL.
+
+Every undefined symbol of the compiled core/tests/*.c objects must be the
+OSAL's or the probe's own (rtg_*) or from the ISO C library; anything else
+(pthread_*, sem_*, clock_*, fork …) would bypass the OSAL and break a port.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OBJECTS = ROOT / "build" / "CMakeFiles" / "rtgauge-probe.dir" / "core" / "tests"
+
+# ISO C (C11) library functions a test may call, and what the compiler emits.
+ISO_C = set(
+    """abort abs atoi atol bsearch calloc exit free getenv labs llabs malloc qsort rand
+    realloc srand strtod strtol strtoll strtoul strtoull memchr memcmp memcpy memmove memset
+    strcat strchr strcmp strcpy strcspn strerror strlen strncat strncmp strncpy strpbrk
+    strrchr strspn strstr strtok snprintf sprintf vsnprintf printf fprintf puts fputs
+    sqrt floor ceil fabs fmin fmax log log2 log10 exp pow round lround llround fmod
+    isfinite isnan signal raise time clock
+    __errno_location __stack_chk_fail __assert_fail __isoc99_sscanf __isoc23_strtol
+    __isoc23_strtoul __isoc23_strtoll __isoc23_strtoull __memcpy_chk __memset_chk
+    __snprintf_chk __vsnprintf_chk __sprintf_chk __fprintf_chk __printf_chk __strcpy_chk
+    __strcat_chk __fdelt_chk _GLOBAL_OFFSET_TABLE_""".split()
+)
+
+
+def undefined(obj: Path) -> set[str]:
+    out = subprocess.run(["nm", "-u", str(obj)], capture_output=True, text=True, check=True)
+    return {line.split()[-1].split("@")[0] for line in out.stdout.splitlines() if line.strip()}
+
+
+def test_tests_reach_the_os_only_through_the_osal() -> None:
+    if not shutil.which("nm"):
+        pytest.fail("nm (binutils) is missing")
+    objects = sorted(OBJECTS.glob("*.o"))
+    assert objects, f"no objects under {OBJECTS}: build the probe first (make probe)"
+    bypass = {
+        obj.name: sorted(s for s in undefined(obj) if not s.startswith("rtg_") and s not in ISO_C)
+        for obj in objects
+    }
+    assert {k: v for k, v in bypass.items() if v} == {}, "tests calling the OS directly"
+
+
+def test_the_check_catches_a_direct_call(tmp_path: Path) -> None:
+    src = tmp_path / "bad.c"
+    src.write_text("#include <unistd.h>\nint f(void) { return (int)getpid(); }\n")
+    obj = tmp_path / "bad.o"
+    subprocess.run([os.environ.get("CC", "cc"), "-c", str(src), "-o", str(obj)], check=True)
+    assert "getpid" in undefined(obj) and "getpid" not in ISO_C

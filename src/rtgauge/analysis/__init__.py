@@ -1,0 +1,1 @@
+"""Analysis of stored runs: deadlines, comparisons, ratings."""

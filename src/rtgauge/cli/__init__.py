@@ -1,0 +1,1 @@
+"""One module per command; main.py wires them together."""

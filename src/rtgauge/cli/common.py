@@ -1,0 +1,46 @@
+"""Options shared by several commands."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from rtgauge.errors import UsageError
+
+DEFAULT_RESULTS = "rtgauge-results"
+
+
+def add_results_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--results-dir",
+        type=Path,
+        default=Path(DEFAULT_RESULTS),
+        help=f"the result store (default ./{DEFAULT_RESULTS})",
+    )
+
+
+_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def parse_duration_ns(text: str) -> float:
+    """'100us', '1.5ms', '250000ns' → ns."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|µs|ms|s)\s*", text)
+    if not m or float(m.group(1)) <= 0:
+        raise UsageError(f"--deadline {text!r}: give a positive time with a unit, e.g. 100us")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def parse_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise UsageError(f"--miss-rate {text!r}: not a number") from exc
+    if not 0 <= value < 1:
+        raise UsageError(f"--miss-rate {text!r}: must be in [0, 1)")
+    return value
+
+
+def add_deadline(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--deadline", help="a latency deadline to judge against, e.g. 100us")
+    p.add_argument("--miss-rate", default="1e-6", help="tolerated fraction of misses (1e-6)")

@@ -1,0 +1,48 @@
+"""rtgauge: the command line. Thin: each command lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from rtgauge import __version__
+from rtgauge.cli import list_cmd, report, run, runs
+from rtgauge.errors import UsageError
+
+COMMANDS = (run, list_cmd, report, runs)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is our one line and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="rtgauge", description="Evaluate and compare real-time behaviour of OSes.")
+    p.add_argument("--version", action="version", version=f"rtgauge {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for cmd in COMMANDS:
+        cmd.add_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+        code: int = args.execute(args)
+        return code
+    except UsageError as exc:
+        print(f"rtgauge: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rtgauge: interrupted", file=sys.stderr)
+        return 3
+    except BrokenPipeError:
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""rtgauge report BUNDLE: the run report as HTML, Markdown or JSON, with
+optional deadline verdicts and CSV exports of every table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rtgauge.cli.common import add_deadline, parse_duration_ns, parse_rate
+from rtgauge.errors import UsageError
+from rtgauge.model import load_bundle
+from rtgauge.report.export import export_tables
+from rtgauge.report.html import html_text, markdown_text, write_text
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("report", help="render a stored run")
+    p.add_argument("bundle", type=Path, help="a bundle (.json) or a probe stream (.jsonl)")
+    p.add_argument("--format", choices=("html", "md", "json"), default="html")
+    p.add_argument("--out", type=Path, help="output file (default: beside the bundle; - for stdout)")
+    p.add_argument("--csv", type=Path, metavar="DIR", help="also write every table as CSV and JSON")
+    add_deadline(p)
+    p.set_defaults(execute=execute)
+
+
+def execute(args: argparse.Namespace) -> int:
+    bundle = load_bundle(args.bundle)
+    deadline = parse_duration_ns(args.deadline) if args.deadline else None
+    rate = parse_rate(args.miss_rate)
+    if args.format == "json":
+        text = json.dumps(bundle.to_json(), indent=1)
+    elif args.format == "md":
+        text = markdown_text(bundle, deadline, rate)
+    else:
+        text = html_text(bundle, deadline, rate)
+    if args.csv:
+        export_tables(bundle, args.csv, deadline, rate)
+    if args.out and str(args.out) == "-":
+        sys.stdout.write(text)
+        return 0
+    out = args.out or args.bundle.with_suffix(f".{args.format}" if args.format != "json" else ".out.json")
+    if out.resolve() == args.bundle.resolve():
+        raise UsageError(f"refusing to overwrite the bundle {args.bundle}")
+    print(write_text(out, text))
+    if not bundle.complete:
+        print("note: the run is incomplete; the report says so", file=sys.stderr)
+    return 0

@@ -1,0 +1,1 @@
+"""Reports: text summary, HTML and Markdown, plots as inline SVG."""

@@ -1,0 +1,57 @@
+"""A report as a list of blocks, rendered to HTML or Markdown by one
+exporter each: what a report says is decided once, here and in run.py /
+compare.py; how it looks is the renderers' business."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+    anchor: str = ""
+
+
+@dataclass
+class Para:
+    text: str
+    kind: str = ""  # "", "warn", "note", "lead"
+
+
+@dataclass
+class Cell:
+    text: str
+    kind: str = ""  # "", "better", "worse", "pass", "fail", "muted"
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[Cell]]
+    caption: str = ""
+
+
+@dataclass
+class Chart:
+    svg: str
+    caption: str = ""
+
+
+@dataclass
+class Pre:
+    text: str
+
+
+@dataclass
+class Details:
+    summary: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+Block = Heading | Para | Table | Chart | Pre | Details
+
+
+def cells(*texts: str) -> list[Cell]:
+    return [Cell(t) for t in texts]

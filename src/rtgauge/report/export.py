@@ -1,0 +1,58 @@
+"""Every table of a report as CSV and JSON files, for spreadsheets and scripts."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+from rtgauge.errors import UsageError
+from rtgauge.model import Bundle
+from rtgauge.report.document import Block, Details, Heading, Table
+from rtgauge.report.run_report import run_blocks
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "table"
+
+
+def tables_of(blocks: list[Block]) -> list[tuple[str, Table]]:
+    out: list[tuple[str, Table]] = []
+    heading = "report"
+    for b in blocks:
+        if isinstance(b, Heading):
+            heading = b.text
+        elif isinstance(b, Table):
+            out.append((heading, b))
+        elif isinstance(b, Details):
+            out += tables_of(b.blocks)
+    return out
+
+
+def write_tables(blocks: list[Block], folder: Path) -> list[Path]:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        seen: dict[str, int] = {}
+        for heading, table in tables_of(blocks):
+            name = _slug(heading)
+            seen[name] = seen.get(name, 0) + 1
+            if seen[name] > 1:
+                name = f"{name}-{seen[name]}"
+            rows = [[c.text for c in r] for r in table.rows]
+            with (folder / f"{name}.csv").open("w", newline="", encoding="utf-8") as fh:
+                w = csv.writer(fh)
+                w.writerow(table.headers)
+                w.writerows(rows)
+            (folder / f"{name}.json").write_text(
+                json.dumps({"title": heading, "headers": table.headers, "rows": rows}, indent=1)
+            )
+            written.append(folder / f"{name}.csv")
+        return written
+    except OSError as exc:
+        raise UsageError(f"cannot write tables to {folder}: {exc.strerror}") from exc
+
+
+def export_tables(bundle: Bundle, folder: Path, deadline: float | None, rate: float) -> list[Path]:
+    return write_tables(run_blocks(bundle, deadline, rate), folder)

@@ -1,0 +1,66 @@
+"""HTML renderer: one self-contained file, styles inline, charts inline SVG."""
+
+from __future__ import annotations
+
+from html import escape
+
+from rtgauge.report.document import Block, Chart, Details, Heading, Para, Pre, Table
+
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;
+max-width:1100px;padding:24px;color:#1f2328}
+h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin-top:32px;border-bottom:1px solid #d0d7de}
+h3{font-size:16px;margin-top:22px}
+table{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}th{background:#f6f8fa}
+td:first-child,th:first-child{text-align:left}
+.warn{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px}
+.note{color:#57606a}.lead{font-size:15px}
+.better{background:#dafbe1;font-weight:600}.worse{color:#57606a}
+.pass{background:#dafbe1;font-weight:600}.fail{background:#ffebe9;font-weight:600;color:#a40e26}
+.muted{color:#8c959f}
+svg.chart{width:100%;max-width:660px;display:block;margin:6px 0}
+svg .tk{font-size:10px;fill:#57606a}svg .ax{font-size:11px;fill:#24292f}svg .lg{font-size:11px}
+pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:320px;font-size:12px}
+details{margin:6px 0}summary{cursor:pointer;color:#0969da}
+figure{margin:8px 0}figcaption{color:#57606a;font-size:12px}
+"""
+
+
+def _block(b: Block) -> str:
+    if isinstance(b, Heading):
+        anchor = f' id="{escape(b.anchor)}"' if b.anchor else ""
+        return f"<h{b.level}{anchor}>{escape(b.text)}</h{b.level}>"
+    if isinstance(b, Para):
+        cls = f' class="{b.kind}"' if b.kind else ""
+        return f"<p{cls}>{escape(b.text)}</p>"
+    if isinstance(b, Table):
+        head = "".join(f"<th>{escape(h)}</th>" for h in b.headers)
+        rows = "".join(
+            "<tr>"
+            + "".join(
+                f'<td class="{c.kind}">{escape(c.text)}</td>' if c.kind else f"<td>{escape(c.text)}</td>"
+                for c in row
+            )
+            + "</tr>"
+            for row in b.rows
+        )
+        cap = f"<caption>{escape(b.caption)}</caption>" if b.caption else ""
+        return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    if isinstance(b, Chart):
+        cap = f"<figcaption>{escape(b.caption)}</figcaption>" if b.caption else ""
+        return f'<figure class="chart">{b.svg}{cap}</figure>'  # svg built with escaped text
+    if isinstance(b, Pre):
+        return f"<pre>{escape(b.text)}</pre>"
+    inner = "".join(_block(x) for x in b.blocks)
+    return f"<details><summary>{escape(b.summary)}</summary>{inner}</details>"
+
+
+def render_html(title: str, blocks: list[Block]) -> str:
+    body = "\n".join(_block(b) for b in blocks)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head>"
+        f"<body>\n{body}\n</body></html>\n"
+    )

@@ -1,0 +1,55 @@
+"""Markdown renderer: the same blocks; charts are left to the HTML report."""
+
+from __future__ import annotations
+
+from rtgauge.report.document import Block, Chart, Details, Heading, Para, Pre, Table
+
+
+def _cell(text: str) -> str:
+    # Target strings must not break the table or inject markup.
+    return (
+        text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+        .replace("\n", " ")
+    )
+
+
+def _text(text: str) -> str:
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _block(b: Block, out: list[str]) -> None:
+    if isinstance(b, Heading):
+        out.append(f"{'#' * b.level} {_text(b.text)}\n")
+    elif isinstance(b, Para):
+        prefix = "> **Warning:** " if b.kind == "warn" else ""
+        out.append(f"{prefix}{_text(b.text)}\n")
+    elif isinstance(b, Table):
+        out.append("| " + " | ".join(_cell(h) for h in b.headers) + " |")
+        out.append("|" + "---|" * len(b.headers))
+        for row in b.rows:
+            marks = {"better": "**", "pass": "**", "fail": "**"}
+            out.append(
+                "| "
+                + " | ".join(
+                    f"{marks.get(c.kind, '')}{_cell(c.text)}{marks.get(c.kind, '')}" for c in row
+                )
+                + " |"
+            )
+        out.append("")
+    elif isinstance(b, Chart):
+        if b.caption:
+            out.append(f"*Chart: {_text(b.caption)} (in the HTML report)*\n")
+    elif isinstance(b, Pre):
+        fence = "````" if "```" in b.text else "```"
+        out.append(f"{fence}\n{b.text}\n{fence}\n")
+    elif isinstance(b, Details):
+        out.append(f"**{_text(b.summary)}**\n")
+        for x in b.blocks:
+            _block(x, out)
+
+
+def render_markdown(title: str, blocks: list[Block]) -> str:
+    out = [f"<!-- {_text(title).replace('--', '- -')} -->"]
+    for b in blocks:
+        _block(b, out)
+    return "\n".join(out) + "\n"

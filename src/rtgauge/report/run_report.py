@@ -1,0 +1,212 @@
+"""What a run report says: system, verdicts, figures worst first, charts."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from typing import Any
+
+from rtgauge.analysis.requirements import deadline_verdicts
+from rtgauge.model import Bundle, Record
+from rtgauge.report import plots
+from rtgauge.report.document import Block, Cell, Chart, Details, Heading, Para, Pre, Table, cells
+from rtgauge.report.fmt import COLUMNS, FAMILIES, family, us, worst_value
+
+
+def _yes(v: Any) -> str:
+    return "—" if v is None else ("yes" if v else "no")
+
+
+def trust_warnings(bundle: Bundle) -> list[str]:
+    """What makes these figures less trustworthy, most serious first."""
+    s = bundle.system
+    out = []
+    if s["virtualization"].get("emulated") or bundle.target.get("emulated"):
+        out.append("emulated: timings are not meaningful; behaviour verdicts are")
+    out += [w for w in s.get("warnings", []) if not w.startswith("emulated")]
+    if not bundle.complete:
+        out.append("incomplete run: interrupted or cut short; the tests that finished are shown")
+    bad = [t["id"] for t in bundle.tests if t["status"] in ("error", "interrupted")]
+    if bad:
+        out.append(f"tests that did not finish: {', '.join(bad)}")
+    return out
+
+
+def system_table(s: Record) -> Table:
+    k, c, clk, p = s["kernel"], s["cpu"], s["clock"], s["privileges"]
+    floor = clk["floor_ns"]
+    rows = [
+        ("OS", f"{s['host'].get('os_pretty_name') or s['host']['os']} ({s['host']['machine']})"),
+        ("kernel", f"{s['host']['release']} — {s['host']['version']}"),
+        ("preemption model", f"{k['preempt_model'] or 'unknown'}"
+         + (f" (from {k['preempt_source']})" if k.get("preempt_source") else "")),
+        ("tick rate", f"measured {k['hz_measured'] or '—'} Hz; configured {k.get('hz_config') or '—'}"),
+        ("CPUs", f"{c['online']} online: {c['model'] or '—'}; measured on {c['selected']}"),
+        ("frequency governor", str(c["governor"] or "—")),
+        ("isolated / nohz_full", f"{k['isolcpus'] or 'none'} / {k['nohz_full'] or 'none'}"),
+        ("RT throttling", f"{k['rt_runtime_us']} µs of every {k['rt_period_us']} µs"
+         if k["rt_runtime_us"] is not None else "—"),
+        ("clock", f"{clk['source']} at {(clk['freq_hz'] or 0) / 1e6:.1f} MHz; kernel clocksource "
+         f"{clk['kernel_clocksource'] or '—'}"),
+        ("measurement floor", f"two back-to-back reads: min {floor['min']:.0f} ns, "
+         f"mean {floor['mean']:.1f} ns, max {floor['max']:.0f} ns"),
+        ("virtualisation", f"hypervisor {_yes(s['virtualization']['hypervisor'])}"
+         + (f" ({s['virtualization']['vendor']})" if s["virtualization"].get("vendor") else "")),
+        ("obtained", f"SCHED_FIFO {_yes(p['sched_fifo'])}"
+         + (f" at {p['prio']}" if p["sched_fifo"] else f" ({p.get('sched_fifo_reason')})")
+         + f"; mlockall {_yes(p['mlockall'])}; cpu_dma_latency 0 {_yes(p.get('cpu_dma_latency'))}"
+         + f"; euid {p['euid']}"),
+        ("probe", f"{s['probe']['version']} ({s['probe']['build']['arch']}, "
+         f"{s['probe']['build']['libc']}, {'static' if s['probe']['build']['static'] else 'dynamic'})"),
+    ]
+    return Table(["", ""], [[Cell(a), Cell(b)] for a, b in rows])
+
+
+def metric_table(metrics: list[Record]) -> Table:
+    rows = []
+    for m in sorted(metrics, key=worst_value, reverse=True):
+        rows.append([Cell(m["name"])] + [Cell(us(m[k])) for k, _ in COLUMNS] + [Cell(str(m["count"]))])
+    return Table(["figure (µs)"] + [h for _, h in COLUMNS] + ["count"], rows)
+
+
+def sweep_charts(test: Record) -> list[Block]:
+    """Where a parameter varies (threads, waiters, size): cost against it."""
+    groups: dict[tuple[str, str], list[tuple[float, Record]]] = defaultdict(list)
+    for m in test["metrics"]:
+        params = m.get("params") or {}
+        numeric = [(k, v) for k, v in params.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if len(numeric) == 1 and m["count"]:
+            stem = m["name"].rsplit(".", 1)[0]
+            groups[(stem, numeric[0][0])].append((float(numeric[0][1]), m))
+    out: list[Block] = []
+    for (stem, key), pts in sorted(groups.items()):
+        if len(pts) < 3:
+            continue
+        series = {
+            label: [(x, float(m[field])) for x, m in pts if m.get(field)]
+            for label, field in (("max", "max"), ("p99", "p99"), ("mean", "mean"))
+        }
+        svg = plots.line_chart_svg(f"{stem} against {key}", key, series)
+        if svg:
+            out.append(Chart(svg, f"{stem}: max, p99 and mean against {key}"))
+    return out
+
+
+def histograms(test: Record, limit: int = 3) -> list[Block]:
+    latency = [m for m in test["metrics"] if m["count"] and m["hist"]["buckets"]]
+    latency.sort(key=lambda m: (not m["name"].endswith(".all"), -worst_value(m)))
+    out: list[Block] = []
+    for i, m in enumerate(latency):
+        svg = plots.histogram_svg(m)
+        if not svg:
+            continue
+        block = Chart(svg, f"{m['name']}: {m['count']} samples, max {us(m['max'])} µs")
+        if i < limit:
+            out.append(block)
+        else:
+            out.append(Details(f"histogram of {m['name']}", [block]))
+    return out
+
+
+def test_blocks(t: Record) -> list[Block]:
+    out: list[Block] = [Heading(3, f"{t['id']} — {t['title']}", anchor=t["id"])]
+    status = t["status"] + (f": {t['reason']}" if t.get("reason") else "")
+    opts = ", ".join(f"{k}={v}" for k, v in t["options"].items())
+    cond = t["conditions"]
+    out.append(Para(f"{status}. {cond['policy']}"
+                    + (f" {cond['prio']}" if cond["policy"] != "SCHED_OTHER" else "")
+                    + f", mlockall {_yes(cond['mlockall'])}, CPUs {cond['cpus']}; "
+                    f"{t['duration_ms'] / 1000:.2f} s" + (f"; options {opts}" if opts else ""),
+                    "note"))
+    for n in t.get("notes", []):
+        out.append(Para(n, "note"))
+    for s in t.get("series", []):
+        svg = plots.series_svg(s)
+        if svg:
+            out.append(Chart(svg, f"{s['name']}: latency over time, load phases marked"))
+    if t["metrics"]:
+        out.append(metric_table(t["metrics"]))
+    out += sweep_charts(t)
+    out += histograms(t)
+    if t.get("info"):
+        out.append(Details("details recorded by the test", [Pre(json.dumps(t["info"], indent=1))]))
+    return out
+
+
+def verdict_blocks(bundle: Bundle) -> list[Block]:
+    rows = []
+    evid: list[Block] = []
+    for t in bundle.tests:
+        for v in t["verdicts"]:
+            rows.append([Cell(t["id"]), Cell(v["name"]),
+                         Cell("PASS" if v["pass"] else "FAIL", "pass" if v["pass"] else "fail"),
+                         Cell(v["expected"]), Cell(v["observed"])])
+            if v.get("evidence") is not None:
+                evid.append(Details(f"evidence: {t['id']} {v['name']}",
+                                    [Pre(json.dumps(v["evidence"], indent=1)[:20000])]))
+    if not rows:
+        return [Para("No behaviour test in this run.", "note")]
+    return [Table(["test", "verdict", "", "expected", "observed"], rows)] + evid
+
+
+def deadline_blocks(bundle: Bundle, deadline_ns: float, rate: float) -> list[Block]:
+    vs = deadline_verdicts(bundle, deadline_ns, rate)
+    out: list[Block] = [Heading(2, f"Deadline {us(deadline_ns)} µs at a miss rate of {rate:g}")]
+    if not vs:
+        return out + [Para("No latency figure in this run to judge.", "note")]
+    rows = []
+    for v in vs:
+        verdict = ("meets" if v.meets else "misses") + ("" if v.backed else " (too few samples)")
+        rows.append([Cell(v.test), Cell(v.metric),
+                     Cell(verdict, "pass" if v.meets and v.backed else "fail" if not v.meets else ""),
+                     Cell(f"{v.observed_rate:.2g}"), Cell(us(v.quantile_ns)), Cell(us(v.margin_ns)),
+                     Cell(v.caveat)])
+    return out + [Table(["test", "figure", "verdict", "observed miss rate",
+                         f"quantile {1 - rate:g} (µs)", "margin (µs)", "samples"], rows)]
+
+
+def summary_table(bundle: Bundle) -> Table:
+    rows = []
+    for t in bundle.tests:
+        worst = max(t["metrics"], key=worst_value, default=None)
+        kind = {"pass": "pass", "ok": "", "fail": "fail", "error": "fail"}.get(t["status"], "muted")
+        rows.append([Cell(t["id"]), Cell(t["title"]), Cell(t["status"], kind),
+                     Cell(us(worst["max"]) if worst else "—"),
+                     Cell(us(worst.get("p99_99") or worst.get("p99")) if worst else "—"),
+                     Cell(us(worst["mean"]) if worst else "—"),
+                     Cell(worst["name"] if worst else (t.get("reason") or ""))])
+    return Table(["test", "what", "status", "worst max µs", "p99.99 (p99)", "mean", "figure"], rows)
+
+
+def run_blocks(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6) -> list[Block]:
+    s = bundle.system
+    out: list[Block] = [
+        Heading(1, f"rtgauge: {s['host']['hostname']} — {s['host']['release']}"),
+        Para(f"Run of {bundle.created_at or s.get('started_at', '')}, target "
+             f"{bundle.target.get('kind', 'local')}, {len(bundle.tests)} tests, "
+             + ("complete." if bundle.complete else "INCOMPLETE."), "lead"),
+    ]
+    out += [Para(w, "warn") for w in trust_warnings(bundle)]
+    out += [Heading(2, "System and how it was measured", "system"), system_table(s)]
+    out += [Heading(2, "Summary", "summary"), summary_table(bundle)]
+    if deadline_ns is not None:
+        out += deadline_blocks(bundle, deadline_ns, rate)
+    out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(bundle)
+    out.append(Heading(2, "Performance, worst case first", "performance"))
+    by_family: dict[str, list[Record]] = defaultdict(list)
+    for t in bundle.tests:
+        by_family[family(t["id"])].append(t)
+    for fam, tests in by_family.items():
+        out.append(Heading(2, f"{fam} — {FAMILIES.get(fam, fam)}", fam))
+        for t in tests:
+            out += test_blocks(t)
+    out += [Heading(2, "How these figures were obtained"),
+            Para("Units are µs. Every figure set has count, min, max, mean, standard deviation "
+                 "and percentiles from a log-linear histogram (≤0.78 % bucket width); a "
+                 "percentile is null when too few samples back it. Start and stop points of "
+                 "every test are in docs/methodology.md.", "note"),
+            Pre(" ".join(bundle.command) or " ".join(s["probe"]["argv"]))]
+    return out
+
+

@@ -1,0 +1,146 @@
+"""Result bundles on disk and the SQLite index beside them.
+
+A run is written as it arrives: every record is appended (and flushed) to
+`<host>/<time>.partial.jsonl`, so a killed probe or host loses nothing;
+at the end the bundle `<host>/<time>.json` is written atomically and the
+partial file removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from rtgauge.errors import UsageError
+from rtgauge.model import Bundle, Record, load_bundle
+
+INDEX = "index.sqlite"
+
+
+def safe_name(text: str) -> str:
+    """A host name as a directory name: no path tricks, no control bytes."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "host"
+    return name[:64]
+
+
+def utc_stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+class RunWriter:
+    """Writes one run into the store as its records arrive."""
+
+    def __init__(self, results: Path, command: list[str], target: Record) -> None:
+        self.results = results
+        self.command = command
+        self.target = target
+        self.stamp = utc_stamp()
+        self.created_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.bundle: Bundle | None = None
+        self.partial: Path | None = None
+        self._fh: IO[str] | None = None
+
+    def add(self, record: Record) -> None:
+        try:
+            if record["record"] == "system":
+                self._open(record)
+            elif self.bundle is None:
+                raise UsageError("the probe sent a record before its system record")
+            elif record["record"] == "test":
+                self.bundle.tests.append(record)
+            else:
+                self.bundle.end = record
+            assert self._fh is not None
+            self._fh.write(json.dumps(record) + "\n")
+            self._fh.flush()
+        except OSError as exc:
+            raise UsageError(f"cannot write results to {self.results}: {exc.strerror}") from exc
+
+    def _open(self, system: Record) -> None:
+        if self.bundle is not None:
+            raise UsageError("the probe sent a second system record")
+        folder = self.results / safe_name(str(system["host"]["hostname"]))
+        folder.mkdir(parents=True, exist_ok=True)
+        self.partial = folder / f"{self.stamp}.partial.jsonl"
+        self._fh = self.partial.open("w", encoding="utf-8")
+        self.bundle = Bundle(
+            system=system, command=self.command, created_at=self.created_at, target=self.target
+        )
+
+    def finish(self) -> Path | None:
+        """Writes the bundle; returns its path (None if nothing arrived)."""
+        if self._fh:
+            self._fh.close()
+        if self.bundle is None or self.partial is None:
+            return None
+        path = self.partial.with_name(f"{self.stamp}.json")
+        tmp = path.with_suffix(".json.tmp")
+        try:
+            tmp.write_text(json.dumps(self.bundle.to_json(), indent=1), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise UsageError(
+                f"cannot write {path}: {exc.strerror}; the records are kept in {self.partial}"
+            ) from exc
+        self.partial.unlink()
+        self.bundle.path = path
+        index_run(self.results, self.bundle)
+        return path
+
+
+def _connect(results: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(results / INDEX)
+    db.execute(
+        """CREATE TABLE IF NOT EXISTS runs (
+            path TEXT PRIMARY KEY, host TEXT, created_at TEXT, target TEXT,
+            kernel TEXT, preempt TEXT, tests INTEGER, passed INTEGER, failed INTEGER,
+            errors INTEGER, complete INTEGER)"""
+    )
+    return db
+
+
+def index_run(results: Path, bundle: Bundle) -> None:
+    assert bundle.path is not None
+    end = bundle.end or {}
+    statuses = [t["status"] for t in bundle.tests]
+    with _connect(results) as db:
+        db.execute(
+            "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                str(bundle.path.relative_to(results)),
+                bundle.host,
+                bundle.created_at,
+                str(bundle.target.get("kind", "local")),
+                bundle.system["host"]["release"],
+                bundle.system["kernel"]["preempt_model"],
+                len(bundle.tests),
+                end.get("passed", sum(s in ("ok", "pass") for s in statuses)),
+                end.get("failed", statuses.count("fail")),
+                end.get("errors", statuses.count("error")),
+                int(bundle.complete),
+            ),
+        )
+    db.close()
+
+
+def list_runs(results: Path) -> list[dict[str, Any]]:
+    """The index, newest first; rebuilt from the bundles if it is missing."""
+    if not results.is_dir():
+        return []
+    if not (results / INDEX).exists():
+        for path in sorted(results.glob("*/*.json")):
+            try:
+                index_run(results, load_bundle(path))
+            except UsageError:
+                continue
+    with _connect(results) as db:
+        db.row_factory = sqlite3.Row
+        rows = [dict(r) for r in db.execute("SELECT * FROM runs ORDER BY created_at DESC")]
+    db.close()
+    return rows

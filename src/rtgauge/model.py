@@ -41,8 +41,9 @@ def check_record(record: Any, where: str) -> Record:
         kind = record.get("record")
         best = errors[0]
         if kind in ("system", "test", "end"):  # say what is wrong, not "not oneOf"
+            schema: dict[str, Any] = dict(_validator().schema)  # type: ignore[arg-type]
             sub = jsonschema.Draft202012Validator(
-                {"$ref": f"#/$defs/{kind}", "$defs": _validator().schema["$defs"]}
+                {"$ref": f"#/$defs/{kind}", "$defs": schema["$defs"]}
             )
             errs = sorted(sub.iter_errors(record), key=lambda e: -len(list(e.absolute_path)))
             best = errs[0] if errs else best

@@ -57,9 +57,7 @@ def run_probe(*args: str, hooks: bool = False, timeout: float = 300, **kw: Any) 
     """Runs the probe with args; every line must be a schema-valid record."""
     path = probe_path(hooks)
     assert path.exists(), f"probe not built: {path} (run make build)"
-    proc = subprocess.run(
-        [str(path), *args], capture_output=True, text=True, timeout=timeout, **kw
-    )
+    proc = subprocess.run([str(path), *args], capture_output=True, text=True, timeout=timeout, **kw)
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     for r in records:
         validate(r)

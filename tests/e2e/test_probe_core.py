@@ -133,8 +133,14 @@ def test_crash_is_recorded_and_the_run_goes_on() -> None:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_keeps_partial_samples_and_marks_the_run(sig: signal.Signals) -> None:
     proc = subprocess.Popen(
-        [str(probe_path()), "--tests", "CLK-P-RES,TMR-P-LAT", "--quick",
-         "--opt", "TMR-P-LAT.duration_ms=20000"],
+        [
+            str(probe_path()),
+            "--tests",
+            "CLK-P-RES,TMR-P-LAT",
+            "--quick",
+            "--opt",
+            "TMR-P-LAT.duration_ms=20000",
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -174,9 +180,22 @@ def test_unprivileged_run_says_what_it_lacked() -> None:
     probe = tmp_path / "rtgauge-probe"
     shutil.copy(probe_path(), probe)
     proc = subprocess.run(
-        [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all",
-         str(probe), "--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        [
+            setpriv,
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            "--inh-caps=-all",
+            str(probe),
+            "--quick",
+            "--tests",
+            "CLK-P-RES,TMR-P-LAT",
+            *QUICK_LAT,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
     )
     records = [json.loads(x) for x in proc.stdout.splitlines()]
     for r in records:
@@ -199,7 +218,9 @@ def test_asan_build_runs_clean() -> None:
         pytest.skip("no ASan build (make probe-asan)")
     proc = subprocess.run(
         [asan, "--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr

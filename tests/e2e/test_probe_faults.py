@@ -39,8 +39,15 @@ def _records(text: str) -> list[dict]:  # type: ignore[type-arg]
 @root_only
 def test_refused_mlockall_is_recorded_and_tests_still_run() -> None:
     # root bypasses RLIMIT_MEMLOCK through CAP_IPC_LOCK: drop it first.
-    cmd = ["setpriv", "--bounding-set=-ipc_lock", "--inh-caps=-ipc_lock",
-           "prlimit", "--memlock=0:0", str(probe_path()), *ARGS]
+    cmd = [
+        "setpriv",
+        "--bounding-set=-ipc_lock",
+        "--inh-caps=-ipc_lock",
+        "prlimit",
+        "--memlock=0:0",
+        str(probe_path()),
+        *ARGS,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     recs = _records(proc.stdout)
@@ -58,8 +65,16 @@ def test_refused_threads_are_an_error_record_and_the_run_goes_on(nobody_dir: Pat
     # and the test process: the measuring threads are refused.
     probe = nobody_dir / "rtgauge-probe"
     shutil.copy(probe_path(), probe)
-    cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-           "prlimit", "--nproc=2:2", str(probe), *ARGS]
+    cmd = [
+        "setpriv",
+        "--reuid=nobody",
+        "--regid=nogroup",
+        "--clear-groups",
+        "prlimit",
+        "--nproc=2:2",
+        str(probe),
+        *ARGS,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=nobody_dir)
     assert proc.returncode == 3
     recs = _records(proc.stdout)
@@ -78,11 +93,16 @@ def test_full_disk_is_one_message_exit_3_and_earlier_records_kept(tmp_path: Path
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(mnt)], check=True)
     try:
         out = mnt / "run.jsonl"
-        proc = subprocess.run([str(probe_path()), *ARGS, "--out", str(out)],
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [str(probe_path()), *ARGS, "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 3
         assert proc.stderr.strip() == (
-            "rtgauge-probe: error: writing results: No space left on device")
+            "rtgauge-probe: error: writing results: No space left on device"
+        )
         lines = out.read_text().splitlines()
         first = json.loads(lines[0])
         validate(first)

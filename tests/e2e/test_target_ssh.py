@@ -57,7 +57,8 @@ def sshd() -> Iterator[tuple[int, Path]]:
         f"PasswordAuthentication no\nUsePAM no\nStrictModes no\nPidFile {d / 'sshd.pid'}\n"
     )
     os.makedirs("/run/sshd", exist_ok=True)
-    proc = subprocess.Popen([sshd_bin, "-D", "-e", "-f", str(config)], stderr=subprocess.PIPE)
+    log = open(d / "sshd.log", "wb")  # noqa: SIM115 (closed with the server)
+    proc = subprocess.Popen([sshd_bin, "-D", "-e", "-f", str(config)], stderr=log)
     for _ in range(100):
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
@@ -68,6 +69,8 @@ def sshd() -> Iterator[tuple[int, Path]]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        log.close()
+        print((d / "sshd.log").read_text(errors="replace")[-3000:])
         if created:
             subprocess.run(["userdel", USER], capture_output=True)
         shutil.rmtree(d, ignore_errors=True)
@@ -102,7 +105,9 @@ def test_unreachable_target_is_a_clear_error(sshd: tuple[int, Path]) -> None:
         list(run_over_ssh(_target("root", _free_port(), key), ROOT, ARGS, SshRun()))
 
 
-@pytest.mark.parametrize("url", ["ssh://", "ssh://a@b:0", "ssh://a@b:99999", "http://x", "ssh://a b"])
+@pytest.mark.parametrize(
+    "url", ["ssh://", "ssh://a@b:0", "ssh://a@b:99999", "http://x", "ssh://a b"]
+)
 def test_bad_urls(url: str) -> None:
     with pytest.raises(UsageError):
         parse_ssh_url(url)

@@ -71,8 +71,9 @@ def judge(test: str, metric: dict[str, Any], deadline_ns: float, rate: float) ->
             f"only {n} samples: zero misses in them would bound the miss rate at {3 / max(n, 1):.2g} "
             f"(95%); {need:,.0f} are needed to back {rate:g}"
         )
-    return DeadlineVerdict(test, metric["name"], n, possible, sure, observed, q, margin,
-                           meets, backed, caveat)
+    return DeadlineVerdict(
+        test, metric["name"], n, possible, sure, observed, q, margin, meets, backed, caveat
+    )
 
 
 def deadline_verdicts(bundle: Bundle, deadline_ns: float, rate: float) -> list[DeadlineVerdict]:

@@ -19,7 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("report", help="render a stored run")
     p.add_argument("bundle", type=Path, help="a bundle (.json) or a probe stream (.jsonl)")
     p.add_argument("--format", choices=("html", "md", "json"), default="html")
-    p.add_argument("--out", type=Path, help="output file (default: beside the bundle; - for stdout)")
+    p.add_argument(
+        "--out", type=Path, help="output file (default: beside the bundle; - for stdout)"
+    )
     p.add_argument("--csv", type=Path, metavar="DIR", help="also write every table as CSV and JSON")
     add_deadline(p)
     p.set_defaults(execute=execute)
@@ -40,7 +42,9 @@ def execute(args: argparse.Namespace) -> int:
     if args.out and str(args.out) == "-":
         sys.stdout.write(text)
         return 0
-    out = args.out or args.bundle.with_suffix(f".{args.format}" if args.format != "json" else ".out.json")
+    out = args.out or args.bundle.with_suffix(
+        f".{args.format}" if args.format != "json" else ".out.json"
+    )
     if out.resolve() == args.bundle.resolve():
         raise UsageError(f"refusing to overwrite the bundle {args.bundle}")
     print(write_text(out, text))

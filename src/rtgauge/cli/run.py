@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Callable
 
 from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
@@ -35,8 +34,12 @@ def add_target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--probe", help="the probe binary (local target)")
     g = p.add_argument_group("qemu target")
     g.add_argument("--kernel", help="kernel image to boot")
-    g.add_argument("--kernel-package", help="Debian package to fetch it from, e.g. linux-image-rt-amd64")
-    g.add_argument("--accel", default="auto", help="kvm | tcg | auto (kvm when it can run the guest)")
+    g.add_argument(
+        "--kernel-package", help="Debian package to fetch it from, e.g. linux-image-rt-amd64"
+    )
+    g.add_argument(
+        "--accel", default="auto", help="kvm | tcg | auto (kvm when it can run the guest)"
+    )
     g.add_argument("--vcpus", type=int, default=2, help="guest CPUs (2)")
     g.add_argument("--mem", type=int, default=1024, help="guest memory in MB (1024)")
     g.add_argument("--append", default="", help="extra kernel command line")
@@ -73,8 +76,13 @@ def probe_args(args: argparse.Namespace) -> list[str]:
 class Stream:
     """The lines of a run on some target, how to stop it, how it ended."""
 
-    def __init__(self, lines: Iterator[str], stop: Callable[[], None], target: Record,
-                 outcome: Callable[[], tuple[int | None, str | None]]) -> None:
+    def __init__(
+        self,
+        lines: Iterator[str],
+        stop: Callable[[], None],
+        target: Record,
+        outcome: Callable[[], tuple[int | None, str | None]],
+    ) -> None:
         self.lines, self.stop, self.target, self.outcome = lines, stop, target, outcome
 
 
@@ -86,8 +94,12 @@ def open_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:
         lr = LocalRun()
         # The probe's own check of the arguments first: bad usage is exit 2 and
         # one line, before anything runs or is stored.
-        return Stream(run_local(probe, pargs, lr), lr.interrupt, {"kind": "local"},
-                      lambda: (lr.exit_code, lr.stderr[-1] if lr.stderr else None))
+        return Stream(
+            run_local(probe, pargs, lr),
+            lr.interrupt,
+            {"kind": "local"},
+            lambda: (lr.exit_code, lr.stderr[-1] if lr.stderr else None),
+        )
     if args.target == "qemu":
         return _qemu_stream(args, pargs)
     if args.target.startswith("ssh://"):
@@ -99,9 +111,12 @@ def open_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:
         if root is None:
             raise UsageError("the ssh target needs the source tree's static probes")
         sr = SshRun()
-        return Stream(run_over_ssh(t, root, pargs, sr), lambda: None,
-                      {"kind": "ssh", "address": t.label},
-                      lambda: (sr.exit_code, sr.error))
+        return Stream(
+            run_over_ssh(t, root, pargs, sr),
+            lambda: None,
+            {"kind": "ssh", "address": t.label},
+            lambda: (sr.exit_code, sr.error),
+        )
     raise UsageError(f"--target {args.target!r}: expected local, qemu or ssh://host")
 
 
@@ -116,11 +131,23 @@ def _qemu_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:
     else:
         root = repo_root() or Path.cwd()
         kernel = fetch_kernel(args.kernel_package, root / ".cache" / "kernels")
-    opts = QemuOptions(kernel=kernel, probe=static_probe("x86_64"), accel=args.accel,
-                       cpus=args.vcpus, mem_mb=args.mem, append=args.append)
+    opts = QemuOptions(
+        kernel=kernel,
+        probe=static_probe("x86_64"),
+        accel=args.accel,
+        cpus=args.vcpus,
+        mem_mb=args.mem,
+        append=args.append,
+    )
     gr = GuestRun()
-    target: Record = {"kind": "qemu", "kernel": str(kernel), "package": args.kernel_package,
-                      "append": args.append, "vcpus": args.vcpus, "mem_mb": args.mem}
+    target: Record = {
+        "kind": "qemu",
+        "kernel": str(kernel),
+        "package": args.kernel_package,
+        "append": args.append,
+        "vcpus": args.vcpus,
+        "mem_mb": args.mem,
+    }
 
     def lines() -> Iterator[str]:
         yield from run_in_qemu(opts, pargs, gr)
@@ -180,5 +207,3 @@ def _exit_code(code: int | None, complete: bool, stopped: bool, bad: int) -> int
     if stopped or not complete or bad:
         return 3
     return code if code in (0, 1, 3) else 3
-
-

@@ -19,8 +19,10 @@ def execute(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no runs in {args.results_dir}")
         return 0
-    print(f"{'created':<26} {'host':<16} {'target':<8} {'kernel':<24} {'preempt':<9} "
-          f"{'tests':>5} {'fail':>4} {'err':>4}  path")
+    print(
+        f"{'created':<26} {'host':<16} {'target':<8} {'kernel':<24} {'preempt':<9} "
+        f"{'tests':>5} {'fail':>4} {'err':>4}  path"
+    )
     for r in rows:
         state = "" if r["complete"] else "  (incomplete)"
         print(

@@ -93,7 +93,7 @@ def histogram_svg(metric: dict[str, Any], bins: int = 60) -> str:
     if metric["hist"]["overflow"]:
         body.append(
             f'<text x="{ML + pw - 4}" y="{MT + 14}" text-anchor="end" class="tk">'
-            f'{metric["hist"]["overflow"]} beyond {escape(_label_us(metric["hist"]["overflow_above"]))}'
+            f"{metric['hist']['overflow']} beyond {escape(_label_us(metric['hist']['overflow_above']))}"
             f"</text>"
         )
     return _frame(f"histogram of {metric['name']}", body, "latency (log scale)", "samples (log)")
@@ -116,11 +116,17 @@ def line_chart_svg(
         if xmax == xmin:
             return ML + pw / 2
         if log_x:
-            return ML + (math.log10(v) - math.log10(xmin)) / (math.log10(xmax) - math.log10(xmin)) * pw
+            return (
+                ML + (math.log10(v) - math.log10(xmin)) / (math.log10(xmax) - math.log10(xmin)) * pw
+            )
         return ML + (v - xmin) / (xmax - xmin) * pw
 
     def fy(v: float) -> float:
-        return MT + ph - (math.log10(v) - math.log10(ymin)) / (math.log10(ymax) - math.log10(ymin)) * ph
+        return (
+            MT
+            + ph
+            - (math.log10(v) - math.log10(ymin)) / (math.log10(ymax) - math.log10(ymin)) * ph
+        )
 
     body = []
     for v in _ticks_log(ymin, ymax):
@@ -165,7 +171,11 @@ def series_svg(series: dict[str, Any]) -> str:
         return ML + (t - t0) / max(t1 - t0, 1e-9) * pw
 
     def fy(v: float) -> float:
-        return MT + ph - (math.log10(v) - math.log10(vmin)) / (math.log10(vmax) - math.log10(vmin)) * ph
+        return (
+            MT
+            + ph
+            - (math.log10(v) - math.log10(vmin)) / (math.log10(vmax) - math.log10(vmin)) * ph
+        )
 
     body = []
     for i, phase in enumerate(series.get("phases", [])):
@@ -206,7 +216,11 @@ def bars_svg(title: str, groups: dict[str, dict[str, float]]) -> str:
     bw = (gw - 8) / len(names)
 
     def fy(v: float) -> float:
-        return MT + ph - (math.log10(v) - math.log10(vmin)) / (math.log10(vmax) - math.log10(vmin)) * ph
+        return (
+            MT
+            + ph
+            - (math.log10(v) - math.log10(vmin)) / (math.log10(vmax) - math.log10(vmin)) * ph
+        )
 
     body = []
     for v in _ticks_log(vmin, vmax):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from rtgauge.report.document import Block, Chart, Details, Heading, Para, Pre, Table
+from rtgauge.report.document import Block, Chart, Heading, Para, Pre, Table
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;
@@ -39,7 +39,9 @@ def _block(b: Block) -> str:
         rows = "".join(
             "<tr>"
             + "".join(
-                f'<td class="{c.kind}">{escape(c.text)}</td>' if c.kind else f"<td>{escape(c.text)}</td>"
+                f'<td class="{c.kind}">{escape(c.text)}</td>'
+                if c.kind
+                else f"<td>{escape(c.text)}</td>"
                 for c in row
             )
             + "</tr>"

@@ -8,7 +8,10 @@ from rtgauge.report.document import Block, Chart, Details, Heading, Para, Pre, T
 def _cell(text: str) -> str:
     # Target strings must not break the table or inject markup.
     return (
-        text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+        text.replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
         .replace("\n", " ")
     )
 

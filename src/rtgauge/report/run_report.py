@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from typing import Any
 
 from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.model import Bundle, Record
 from rtgauge.report import plots
-from rtgauge.report.document import Block, Cell, Chart, Details, Heading, Para, Pre, Table, cells
+from rtgauge.report.document import Block, Cell, Chart, Details, Heading, Para, Pre, Table
 from rtgauge.report.fmt import COLUMNS, FAMILIES, family, us, worst_value
 
 
@@ -39,26 +38,51 @@ def system_table(s: Record) -> Table:
     rows = [
         ("OS", f"{s['host'].get('os_pretty_name') or s['host']['os']} ({s['host']['machine']})"),
         ("kernel", f"{s['host']['release']} — {s['host']['version']}"),
-        ("preemption model", f"{k['preempt_model'] or 'unknown'}"
-         + (f" (from {k['preempt_source']})" if k.get("preempt_source") else "")),
-        ("tick rate", f"measured {k['hz_measured'] or '—'} Hz; configured {k.get('hz_config') or '—'}"),
+        (
+            "preemption model",
+            f"{k['preempt_model'] or 'unknown'}"
+            + (f" (from {k['preempt_source']})" if k.get("preempt_source") else ""),
+        ),
+        (
+            "tick rate",
+            f"measured {k['hz_measured'] or '—'} Hz; configured {k.get('hz_config') or '—'}",
+        ),
         ("CPUs", f"{c['online']} online: {c['model'] or '—'}; measured on {c['selected']}"),
         ("frequency governor", str(c["governor"] or "—")),
         ("isolated / nohz_full", f"{k['isolcpus'] or 'none'} / {k['nohz_full'] or 'none'}"),
-        ("RT throttling", f"{k['rt_runtime_us']} µs of every {k['rt_period_us']} µs"
-         if k["rt_runtime_us"] is not None else "—"),
-        ("clock", f"{clk['source']} at {(clk['freq_hz'] or 0) / 1e6:.1f} MHz; kernel clocksource "
-         f"{clk['kernel_clocksource'] or '—'}"),
-        ("measurement floor", f"two back-to-back reads: min {floor['min']:.0f} ns, "
-         f"mean {floor['mean']:.1f} ns, max {floor['max']:.0f} ns"),
-        ("virtualisation", f"hypervisor {_yes(s['virtualization']['hypervisor'])}"
-         + (f" ({s['virtualization']['vendor']})" if s["virtualization"].get("vendor") else "")),
-        ("obtained", f"SCHED_FIFO {_yes(p['sched_fifo'])}"
-         + (f" at {p['prio']}" if p["sched_fifo"] else f" ({p.get('sched_fifo_reason')})")
-         + f"; mlockall {_yes(p['mlockall'])}; cpu_dma_latency 0 {_yes(p.get('cpu_dma_latency'))}"
-         + f"; euid {p['euid']}"),
-        ("probe", f"{s['probe']['version']} ({s['probe']['build']['arch']}, "
-         f"{s['probe']['build']['libc']}, {'static' if s['probe']['build']['static'] else 'dynamic'})"),
+        (
+            "RT throttling",
+            f"{k['rt_runtime_us']} µs of every {k['rt_period_us']} µs"
+            if k["rt_runtime_us"] is not None
+            else "—",
+        ),
+        (
+            "clock",
+            f"{clk['source']} at {(clk['freq_hz'] or 0) / 1e6:.1f} MHz; kernel clocksource "
+            f"{clk['kernel_clocksource'] or '—'}",
+        ),
+        (
+            "measurement floor",
+            f"two back-to-back reads: min {floor['min']:.0f} ns, "
+            f"mean {floor['mean']:.1f} ns, max {floor['max']:.0f} ns",
+        ),
+        (
+            "virtualisation",
+            f"hypervisor {_yes(s['virtualization']['hypervisor'])}"
+            + (f" ({s['virtualization']['vendor']})" if s["virtualization"].get("vendor") else ""),
+        ),
+        (
+            "obtained",
+            f"SCHED_FIFO {_yes(p['sched_fifo'])}"
+            + (f" at {p['prio']}" if p["sched_fifo"] else f" ({p.get('sched_fifo_reason')})")
+            + f"; mlockall {_yes(p['mlockall'])}; cpu_dma_latency 0 {_yes(p.get('cpu_dma_latency'))}"
+            + f"; euid {p['euid']}",
+        ),
+        (
+            "probe",
+            f"{s['probe']['version']} ({s['probe']['build']['arch']}, "
+            f"{s['probe']['build']['libc']}, {'static' if s['probe']['build']['static'] else 'dynamic'})",
+        ),
     ]
     return Table(["", ""], [[Cell(a), Cell(b)] for a, b in rows])
 
@@ -66,7 +90,9 @@ def system_table(s: Record) -> Table:
 def metric_table(metrics: list[Record]) -> Table:
     rows = []
     for m in sorted(metrics, key=worst_value, reverse=True):
-        rows.append([Cell(m["name"])] + [Cell(us(m[k])) for k, _ in COLUMNS] + [Cell(str(m["count"]))])
+        rows.append(
+            [Cell(m["name"])] + [Cell(us(m[k])) for k, _ in COLUMNS] + [Cell(str(m["count"]))]
+        )
     return Table(["figure (µs)"] + [h for _, h in COLUMNS] + ["count"], rows)
 
 
@@ -75,7 +101,11 @@ def sweep_charts(test: Record) -> list[Block]:
     groups: dict[tuple[str, str], list[tuple[float, Record]]] = defaultdict(list)
     for m in test["metrics"]:
         params = m.get("params") or {}
-        numeric = [(k, v) for k, v in params.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        numeric = [
+            (k, v)
+            for k, v in params.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+        ]
         if len(numeric) == 1 and m["count"]:
             stem = m["name"].rsplit(".", 1)[0]
             groups[(stem, numeric[0][0])].append((float(numeric[0][1]), m))
@@ -114,11 +144,15 @@ def test_blocks(t: Record) -> list[Block]:
     status = t["status"] + (f": {t['reason']}" if t.get("reason") else "")
     opts = ", ".join(f"{k}={v}" for k, v in t["options"].items())
     cond = t["conditions"]
-    out.append(Para(f"{status}. {cond['policy']}"
-                    + (f" {cond['prio']}" if cond["policy"] != "SCHED_OTHER" else "")
-                    + f", mlockall {_yes(cond['mlockall'])}, CPUs {cond['cpus']}; "
-                    f"{t['duration_ms'] / 1000:.2f} s" + (f"; options {opts}" if opts else ""),
-                    "note"))
+    out.append(
+        Para(
+            f"{status}. {cond['policy']}"
+            + (f" {cond['prio']}" if cond["policy"] != "SCHED_OTHER" else "")
+            + f", mlockall {_yes(cond['mlockall'])}, CPUs {cond['cpus']}; "
+            f"{t['duration_ms'] / 1000:.2f} s" + (f"; options {opts}" if opts else ""),
+            "note",
+        )
+    )
     for n in t.get("notes", []):
         out.append(Para(n, "note"))
     for s in t.get("series", []):
@@ -139,12 +173,22 @@ def verdict_blocks(bundle: Bundle) -> list[Block]:
     evid: list[Block] = []
     for t in bundle.tests:
         for v in t["verdicts"]:
-            rows.append([Cell(t["id"]), Cell(v["name"]),
-                         Cell("PASS" if v["pass"] else "FAIL", "pass" if v["pass"] else "fail"),
-                         Cell(v["expected"]), Cell(v["observed"])])
+            rows.append(
+                [
+                    Cell(t["id"]),
+                    Cell(v["name"]),
+                    Cell("PASS" if v["pass"] else "FAIL", "pass" if v["pass"] else "fail"),
+                    Cell(v["expected"]),
+                    Cell(v["observed"]),
+                ]
+            )
             if v.get("evidence") is not None:
-                evid.append(Details(f"evidence: {t['id']} {v['name']}",
-                                    [Pre(json.dumps(v["evidence"], indent=1)[:20000])]))
+                evid.append(
+                    Details(
+                        f"evidence: {t['id']} {v['name']}",
+                        [Pre(json.dumps(v["evidence"], indent=1)[:20000])],
+                    )
+                )
     if not rows:
         return [Para("No behaviour test in this run.", "note")]
     return [Table(["test", "verdict", "", "expected", "observed"], rows)] + evid
@@ -158,12 +202,31 @@ def deadline_blocks(bundle: Bundle, deadline_ns: float, rate: float) -> list[Blo
     rows = []
     for v in vs:
         verdict = ("meets" if v.meets else "misses") + ("" if v.backed else " (too few samples)")
-        rows.append([Cell(v.test), Cell(v.metric),
-                     Cell(verdict, "pass" if v.meets and v.backed else "fail" if not v.meets else ""),
-                     Cell(f"{v.observed_rate:.2g}"), Cell(us(v.quantile_ns)), Cell(us(v.margin_ns)),
-                     Cell(v.caveat)])
-    return out + [Table(["test", "figure", "verdict", "observed miss rate",
-                         f"quantile {1 - rate:g} (µs)", "margin (µs)", "samples"], rows)]
+        rows.append(
+            [
+                Cell(v.test),
+                Cell(v.metric),
+                Cell(verdict, "pass" if v.meets and v.backed else "fail" if not v.meets else ""),
+                Cell(f"{v.observed_rate:.2g}"),
+                Cell(us(v.quantile_ns)),
+                Cell(us(v.margin_ns)),
+                Cell(v.caveat),
+            ]
+        )
+    return out + [
+        Table(
+            [
+                "test",
+                "figure",
+                "verdict",
+                "observed miss rate",
+                f"quantile {1 - rate:g} (µs)",
+                "margin (µs)",
+                "samples",
+            ],
+            rows,
+        )
+    ]
 
 
 def summary_table(bundle: Bundle) -> Table:
@@ -171,11 +234,17 @@ def summary_table(bundle: Bundle) -> Table:
     for t in bundle.tests:
         worst = max(t["metrics"], key=worst_value, default=None)
         kind = {"pass": "pass", "ok": "", "fail": "fail", "error": "fail"}.get(t["status"], "muted")
-        rows.append([Cell(t["id"]), Cell(t["title"]), Cell(t["status"], kind),
-                     Cell(us(worst["max"]) if worst else "—"),
-                     Cell(us(worst.get("p99_99") or worst.get("p99")) if worst else "—"),
-                     Cell(us(worst["mean"]) if worst else "—"),
-                     Cell(worst["name"] if worst else (t.get("reason") or ""))])
+        rows.append(
+            [
+                Cell(t["id"]),
+                Cell(t["title"]),
+                Cell(t["status"], kind),
+                Cell(us(worst["max"]) if worst else "—"),
+                Cell(us(worst.get("p99_99") or worst.get("p99")) if worst else "—"),
+                Cell(us(worst["mean"]) if worst else "—"),
+                Cell(worst["name"] if worst else (t.get("reason") or "")),
+            ]
+        )
     return Table(["test", "what", "status", "worst max µs", "p99.99 (p99)", "mean", "figure"], rows)
 
 
@@ -183,9 +252,12 @@ def run_blocks(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1
     s = bundle.system
     out: list[Block] = [
         Heading(1, f"rtgauge: {s['host']['hostname']} — {s['host']['release']}"),
-        Para(f"Run of {bundle.created_at or s.get('started_at', '')}, target "
-             f"{bundle.target.get('kind', 'local')}, {len(bundle.tests)} tests, "
-             + ("complete." if bundle.complete else "INCOMPLETE."), "lead"),
+        Para(
+            f"Run of {bundle.created_at or s.get('started_at', '')}, target "
+            f"{bundle.target.get('kind', 'local')}, {len(bundle.tests)} tests, "
+            + ("complete." if bundle.complete else "INCOMPLETE."),
+            "lead",
+        ),
     ]
     out += [Para(w, "warn") for w in trust_warnings(bundle)]
     out += [Heading(2, "System and how it was measured", "system"), system_table(s)]
@@ -201,12 +273,15 @@ def run_blocks(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1
         out.append(Heading(2, f"{fam} — {FAMILIES.get(fam, fam)}", fam))
         for t in tests:
             out += test_blocks(t)
-    out += [Heading(2, "How these figures were obtained"),
-            Para("Units are µs. Every figure set has count, min, max, mean, standard deviation "
-                 "and percentiles from a log-linear histogram (≤0.78 % bucket width); a "
-                 "percentile is null when too few samples back it. Start and stop points of "
-                 "every test are in docs/methodology.md.", "note"),
-            Pre(" ".join(bundle.command) or " ".join(s["probe"]["argv"]))]
+    out += [
+        Heading(2, "How these figures were obtained"),
+        Para(
+            "Units are µs. Every figure set has count, min, max, mean, standard deviation "
+            "and percentiles from a log-linear histogram (≤0.78 % bucket width); a "
+            "percentile is null when too few samples back it. Start and stop points of "
+            "every test are in docs/methodology.md.",
+            "note",
+        ),
+        Pre(" ".join(bundle.command) or " ".join(s["probe"]["argv"])),
+    ]
     return out
-
-

@@ -15,8 +15,10 @@ def summary_text(bundle: Bundle, per_test: int = 4) -> str:
     lines += [f"  warning: {w}" for w in s.get("warnings", [])]
     if not bundle.complete:
         lines.append("  warning: the run is incomplete (interrupted or cut short)")
-    lines.append(f"\n{'test':<11} {'status':<11} {'metric':<40} {'max µs':>11} {'p99.99':>9} "
-                 f"{'p99':>9} {'mean':>9} {'count':>8}")
+    lines.append(
+        f"\n{'test':<11} {'status':<11} {'metric':<40} {'max µs':>11} {'p99.99':>9} "
+        f"{'p99':>9} {'mean':>9} {'count':>8}"
+    )
     for t in bundle.tests:
         status = t["status"]
         metrics = sorted(t["metrics"], key=worst_value, reverse=True)[:per_test]

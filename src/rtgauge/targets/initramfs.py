@@ -38,7 +38,14 @@ poweroff -f
 """
 
 
-def _entry(out: io.BytesIO, ino: int, name: str, mode: int, data: bytes = b"", rdev: tuple[int, int] = (0, 0)) -> None:
+def _entry(
+    out: io.BytesIO,
+    ino: int,
+    name: str,
+    mode: int,
+    data: bytes = b"",
+    rdev: tuple[int, int] = (0, 0),
+) -> None:
     encoded = name.encode() + b"\0"
     fields = [ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1], len(encoded), 0]
     out.write(b"070701" + b"".join(b"%08x" % f for f in fields))

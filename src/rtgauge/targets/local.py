@@ -24,7 +24,10 @@ class LocalRun:
 
 def run_local(probe: Path, args: list[str], result: LocalRun) -> Iterator[str]:
     proc = subprocess.Popen(
-        [str(probe), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        [str(probe), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
     )
     result.proc = proc
     assert proc.stdout is not None and proc.stderr is not None

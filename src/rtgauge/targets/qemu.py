@@ -86,7 +86,9 @@ def _tail(console: Path, n: int = 8) -> list[str]:
 
 
 def _boot(cmd: list[str], opts: QemuOptions, console: Path, result: GuestRun) -> Iterator[str]:
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
@@ -133,7 +135,9 @@ def _boot(cmd: list[str], opts: QemuOptions, console: Path, result: GuestRun) ->
             if panic:
                 result.error = f"guest kernel panicked: {panic[0]}"
             elif not started:
-                result.error = "guest did not start the probe" + (f": {err.splitlines()[-1]}" if err else "")
+                result.error = "guest did not start the probe" + (
+                    f": {err.splitlines()[-1]}" if err else ""
+                )
             else:
                 result.error = "guest ended before the probe finished"
 
@@ -148,8 +152,10 @@ def run_in_qemu(opts: QemuOptions, probe_args: list[str], result: GuestRun) -> I
     qemu = _check(opts)
     with tempfile.TemporaryDirectory(prefix="rtgauge-qemu-") as tmp:
         initrd = build_initramfs(opts.probe, opts.busybox, probe_args, Path(tmp) / "initrd.gz")
-        tries = ["kvm", "tcg"] if opts.accel == "auto" and _kvm_possible() else (
-            ["tcg"] if opts.accel == "auto" else [opts.accel]
+        tries = (
+            ["kvm", "tcg"]
+            if opts.accel == "auto" and _kvm_possible()
+            else (["tcg"] if opts.accel == "auto" else [opts.accel])
         )
         for accel in tries:
             console = Path(tmp) / f"console-{accel}.log"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +42,9 @@ class SshTarget:
         return f"ssh://{who}{self.host}:{self.port}"
 
 
-_URL = re.compile(r"ssh://(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d+))?/?")
+_URL = re.compile(
+    r"ssh://(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d+))?/?"
+)
 
 
 def parse_ssh_url(url: str) -> SshTarget:
@@ -71,13 +74,32 @@ def _base(t: SshTarget) -> list[str]:
     return cmd + [f"{t.user}@{t.host}" if t.user else t.host]
 
 
+# A server may drop a connection before the key exchange when it is busy
+# (MaxStartups); such a refusal is worth another try, a login failure is not.
+TRANSIENT = ("kex_exchange_identification", "Connection closed by", "Connection reset")
+
+
+def _transient(returncode: int, stderr: bytes) -> bool:
+    text = stderr.decode(errors="replace")
+    return returncode == 255 and any(t in text for t in TRANSIENT)
+
+
 def _ssh(t: SshTarget, remote: str, data: bytes | None = None, timeout: float = 60) -> str:
-    try:
-        proc = subprocess.run(_base(t) + [remote], input=data, capture_output=True, timeout=timeout)
-    except FileNotFoundError as exc:
-        raise UsageError("ssh is not installed (apt-get install openssh-client)") from exc
-    except subprocess.TimeoutExpired as exc:
-        raise UsageError(f"{t.label}: no answer within {timeout:.0f} s") from exc
+    for attempt in range(4):
+        try:
+            proc = subprocess.run(
+                _base(t) + [remote],
+                input=data if data is not None else b"",
+                capture_output=True,
+                timeout=timeout,
+            )
+        except FileNotFoundError as exc:
+            raise UsageError("ssh is not installed (apt-get install openssh-client)") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise UsageError(f"{t.label}: no answer within {timeout:.0f} s") from exc
+        if not _transient(proc.returncode, proc.stderr):
+            break
+        time.sleep(0.2 * (attempt + 1))
     if proc.returncode != 0:
         msg = (proc.stderr.decode(errors="replace").strip().splitlines() or ["failed"])[-1]
         raise UsageError(f"{t.label}: {msg}")
@@ -102,23 +124,52 @@ def run_over_ssh(t: SshTarget, root: Path, probe_args: list[str], result: SshRun
     result.remote_dir = _ssh(t, "mktemp -d /tmp/rtgauge.XXXXXX")
     rdir = shlex.quote(result.remote_dir)
     try:
-        _ssh(t, f"cat > {rdir}/rtgauge-probe && chmod 700 {rdir}/rtgauge-probe", probe.read_bytes(), 300)
+        _ssh(
+            t,
+            f"cat > {rdir}/rtgauge-probe && chmod 700 {rdir}/rtgauge-probe",
+            probe.read_bytes(),
+            300,
+        )
         runner = "sudo -n " if t.sudo else ""
-        remote = f"{runner}{rdir}/rtgauge-probe {shlex.join(probe_args)}"
-        proc = subprocess.Popen(_base(t) + [remote], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert proc.stdout is not None and proc.stderr is not None
-        try:
-            for raw in proc.stdout:
-                line = raw.decode(errors="replace").strip()
-                if line.startswith("{"):
-                    yield line
-        finally:
-            if proc.poll() is None:
+        # Say which signal ended the probe: ssh itself only reports 255 then.
+        remote = (
+            f"{runner}{rdir}/rtgauge-probe {shlex.join(probe_args)}; rc=$?; "
+            'if [ $rc -gt 128 ]; then echo "the probe was killed by signal $((rc - 128))" >&2; fi; '
+            "exit $rc"
+        )
+        for attempt in range(4):
+            got_any = False
+            proc = subprocess.Popen(
+                _base(t) + [remote],
+                stdin=subprocess.DEVNULL,  # ssh must not read the caller's terminal
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            assert proc.stdout is not None and proc.stderr is not None
+            try:
+                for raw in proc.stdout:
+                    line = raw.decode(errors="replace").strip()
+                    if line.startswith("{"):
+                        got_any = True
+                        yield line
+            except GeneratorExit:  # the consumer stopped: stop the remote run
                 proc.terminate()
-            result.exit_code = proc.wait(timeout=30)
-            err = proc.stderr.read().decode(errors="replace").strip()
-            if result.exit_code not in (0, 1, 3):
-                result.error = (err.splitlines() or [f"exit code {result.exit_code}"])[-1]
+                raise
+            finally:
+                # Output ended: ssh exits by itself; only a consumer that stopped
+                # early, or an ssh that lingers, gets terminated.
+                try:
+                    result.exit_code = proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.terminate()
+                    result.exit_code = proc.wait(timeout=30)
+                err_bytes = proc.stderr.read()
+            if got_any or not _transient(result.exit_code, err_bytes):
+                break
+            time.sleep(0.2 * (attempt + 1))  # refused before it started: try again
+        err = err_bytes.decode(errors="replace").strip()
+        if result.exit_code not in (0, 1, 3):
+            result.error = (err.splitlines() or [f"exit code {result.exit_code}"])[-1]
     finally:
         try:
             _ssh(t, f"rm -rf {rdir}", timeout=30)

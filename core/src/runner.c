@@ -167,7 +167,11 @@ static void append(struct child_outcome *o, size_t *cap, const char *p, size_t n
     o->buf[o->len] = '\0';
 }
 
-static void watch_child(pid_t pid, int fd, double bound, struct child_outcome *o)
+/* The reader of our output went away (the host died): nobody will see
+ * further results, so the run stops as if interrupted. */
+static volatile sig_atomic_t output_gone;
+
+static void watch_child(pid_t pid, int fd, int out_fd, double bound, struct child_outcome *o)
 {
     size_t cap = 0;
     uint64_t deadline = rtg_mono_ns() + (uint64_t)(bound * 1e9);
@@ -175,7 +179,7 @@ static void watch_child(pid_t pid, int fd, double bound, struct child_outcome *o
     bool forwarded = false;
     char chunk[65536];
     for (;;) {
-        if (parent_signal && !forwarded) {
+        if ((parent_signal || output_gone) && !forwarded) {
             kill(pid, SIGTERM);
             forwarded = true;
             o->interrupted = true;
@@ -195,12 +199,17 @@ static void watch_child(pid_t pid, int fd, double bound, struct child_outcome *o
             o->killed = true;
             break;
         }
-        struct pollfd p = {.fd = fd, .events = POLLIN};
+        /* events 0 on our output: only POLLERR/POLLHUP, a closed pipe */
+        struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = out_fd, .events = 0}};
         int ms = (int)((deadline - now) / 1000000u) + 1;
-        int r = poll(&p, 1, ms);
+        if (ms > 500)
+            ms = 500; /* look at the output pipe now and then */
+        int r = poll(p, out_fd >= 0 ? 2 : 1, ms);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
+        if (out_fd >= 0 && (p[1].revents & (POLLERR | POLLHUP)))
+            output_gone = 1;
+        if (r <= 0 || !(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
@@ -312,7 +321,7 @@ static enum rtg_status run_one(struct run_state *rs, const struct rtg_test_desc 
     }
     close(fds[1]);
     struct child_outcome o = {0};
-    watch_child(pid, fds[0], bound, &o);
+    watch_child(pid, fds[0], fileno(rs->out), bound, &o);
     close(fds[0]);
     double ms = (double)(rtg_mono_ns() - t0) / 1e6;
 
@@ -387,7 +396,8 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
 
     int counts[RTG_ST_INTERRUPTED + 1] = {0};
     size_t ran = 0;
-    for (size_t i = 0; i < cfg->n_selected && !parent_signal && !rs.out_failed; i++) {
+    for (size_t i = 0; i < cfg->n_selected && !parent_signal && !output_gone && !rs.out_failed;
+         i++) {
         const struct rtg_test_desc *d = rtg_registry[cfg->selected[i]];
         enum rtg_status st;
         if (d->unavailable) {
@@ -403,7 +413,7 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     if (dma_fd >= 0)
         close(dma_fd);
 
-    bool interrupted = parent_signal != 0 || counts[RTG_ST_INTERRUPTED] > 0;
+    bool interrupted = parent_signal != 0 || output_gone || counts[RTG_ST_INTERRUPTED] > 0;
     int code = 0;
     if (counts[RTG_ST_FAIL])
         code = 1;

@@ -1,0 +1,47 @@
+"""The store: records are on disk as they arrive; the bundle and the index at the end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rtgauge.model import load_bundle
+from rtgauge.store import RunWriter, list_runs, safe_name
+
+
+def test_records_are_kept_as_they_arrive(
+    sample_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    w = RunWriter(tmp_path, ["rtgauge-probe", "--quick"], {"kind": "local"})
+    w.add(sample_records[0])
+    w.add(sample_records[1])
+    assert w.partial is not None
+    kept = [json.loads(x) for x in w.partial.read_text().splitlines()]
+    assert kept == sample_records[:2]  # a kill now loses nothing
+    for r in sample_records[2:]:
+        w.add(r)
+    path = w.finish()
+    assert path is not None and path.exists() and not w.partial.exists()
+    b = load_bundle(path)
+    assert b.complete and b.command == ["rtgauge-probe", "--quick"]
+    rows = list_runs(tmp_path)
+    assert len(rows) == 1 and rows[0]["complete"] == 1 and rows[0]["tests"] == 2
+
+
+def test_index_is_rebuilt_from_bundles(
+    sample_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    w = RunWriter(tmp_path, [], {"kind": "local"})
+    for r in sample_records[:2]:  # an interrupted run: no end record
+        w.add(r)
+    w.finish()
+    (tmp_path / "index.sqlite").unlink()
+    rows = list_runs(tmp_path)
+    assert len(rows) == 1 and rows[0]["complete"] == 0
+
+
+def test_host_names_cannot_escape_the_store() -> None:
+    assert safe_name("../../etc") == "etc"
+    assert safe_name("<script>alert(1)</script>") == "script_alert_1_script"
+    assert safe_name("") == "host"

@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from rtgauge import __version__
-from rtgauge.cli import list_cmd, report, run, runs
+from rtgauge.cli import compare, lab, list_cmd, report, run, runs
 from rtgauge.errors import UsageError
 
-COMMANDS = (run, list_cmd, report, runs)
+COMMANDS = (run, list_cmd, report, runs, compare, lab)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -158,6 +158,11 @@ def _qemu_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:
 
 
 def execute(args: argparse.Namespace) -> int:
+    return perform(args)[0]
+
+
+def perform(args: argparse.Namespace) -> tuple[int, Path]:
+    """Runs, stores and reports; returns the exit code and the bundle."""
     pargs = probe_args(args)
     stream = open_stream(args, pargs)
     writer = RunWriter(args.results_dir, ["rtgauge-probe", *pargs], stream.target)
@@ -200,7 +205,7 @@ def execute(args: argparse.Namespace) -> int:
         from rtgauge.report.html import write_html
 
         print(f"report: {write_html(bundle, path.with_suffix('.html'))}")
-    return _exit_code(code, bundle.complete, bool(stopped), bad_lines)
+    return _exit_code(code, bundle.complete, bool(stopped), bad_lines), path
 
 
 def _exit_code(code: int | None, complete: bool, stopped: bool, bad: int) -> int:

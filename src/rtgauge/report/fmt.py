@@ -35,9 +35,9 @@ def us(ns: Any) -> str:
     if ns is None:
         return "—"
     v = float(ns) / 1e3
-    if v >= 1000:
+    if abs(v) >= 1000:
         return f"{v:,.0f}"
-    if v >= 10:
+    if abs(v) >= 10:
         return f"{v:.1f}"
     return f"{v:.3f}"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from rtgauge.report.document import Block, Chart, Heading, Para, Pre, Table
@@ -12,8 +13,8 @@ max-width:1100px;padding:24px;color:#1f2328}
 h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin-top:32px;border-bottom:1px solid #d0d7de}
 h3{font-size:16px;margin-top:22px}
 table{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}th{background:#f6f8fa}
-td:first-child,th:first-child{text-align:left}
+th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.n{text-align:right}
 .warn{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px}
 .note{color:#57606a}.lead{font-size:15px}
 .better{background:#dafbe1;font-weight:600}.worse{color:#57606a}
@@ -27,6 +28,16 @@ figure{margin:8px 0}figcaption{color:#57606a;font-size:12px}
 """
 
 
+_NUMBER = re.compile(r"^[-+]?[\d,]*\.?\d+$|^—$")
+
+
+def _td(c: Cell) -> str:
+    """A cell: numbers right-aligned so columns of figures line up."""
+    classes = " ".join(x for x in (c.kind, "n" if _NUMBER.match(c.text) else "") if x)
+    attr = f' class="{classes}"' if classes else ""
+    return f"<td{attr}>{escape(c.text)}</td>"
+
+
 def _block(b: Block) -> str:
     if isinstance(b, Heading):
         anchor = f' id="{escape(b.anchor)}"' if b.anchor else ""
@@ -36,17 +47,7 @@ def _block(b: Block) -> str:
         return f"<p{cls}>{escape(b.text)}</p>"
     if isinstance(b, Table):
         head = "".join(f"<th>{escape(h)}</th>" for h in b.headers)
-        rows = "".join(
-            "<tr>"
-            + "".join(
-                f'<td class="{c.kind}">{escape(c.text)}</td>'
-                if c.kind
-                else f"<td>{escape(c.text)}</td>"
-                for c in row
-            )
-            + "</tr>"
-            for row in b.rows
-        )
+        rows = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in b.rows)
         cap = f"<caption>{escape(b.caption)}</caption>" if b.caption else ""
         return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
     if isinstance(b, Chart):

@@ -1,0 +1,137 @@
+"""Star ratings per family and overall, from written criteria (a data file
+users can replace)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rtgauge.errors import UsageError
+from rtgauge.model import Bundle
+from rtgauge.report.fmt import family, us
+
+TIMING_NOT_RATED = "not rated: emulated CPU, timings are not meaningful"
+
+
+@dataclass
+class Rating:
+    family: str
+    stars: int | None  # None: not rated
+    figure_ns: float | None
+    why: str
+
+
+def load_criteria(path: Path | None = None) -> dict[str, Any]:
+    try:
+        if path is None:
+            text = resources.files("rtgauge").joinpath("data/ratings.json").read_text()
+        else:
+            text = path.read_text()
+        data: dict[str, Any] = json.loads(text)
+    except OSError as exc:
+        raise UsageError(f"cannot read criteria {path}: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"criteria {path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
+    fams = data.get("families")
+    if not isinstance(fams, dict) or not fams:
+        raise UsageError(f"criteria {path}: 'families' must be a non-empty object")
+    for name, c in fams.items():
+        ok = (
+            isinstance(c, dict)
+            and isinstance(c.get("metric"), str)
+            and c.get("stat") in ("max", "mean", "p99", "p99_9", "p99_99", "p50")
+            and c.get("reduce") in ("max", "min", "mean")
+            and isinstance(c.get("stars"), list)
+            and all(isinstance(s, list) and len(s) == 2 for s in c["stars"])
+        )
+        if not ok:
+            raise UsageError(f"criteria {path}: family {name!r} needs metric, stat, reduce, stars")
+        try:
+            re.compile(c["metric"])
+        except re.error as exc:
+            raise UsageError(
+                f"criteria {path}: family {name!r}: bad metric pattern: {exc}"
+            ) from exc
+    return data
+
+
+def _stars(value: float, thresholds: list[list[float]]) -> int:
+    for limit, stars in thresholds:
+        if value <= limit:
+            return int(stars)
+    return 1
+
+
+def rate(bundle: Bundle, criteria: dict[str, Any]) -> list[Rating]:
+    emulated = bool(bundle.system["virtualization"].get("emulated"))
+    failed_fams = {family(t["id"]) for t in bundle.tests for v in t["verdicts"] if not v["pass"]}
+    out = []
+    for fam, c in criteria["families"].items():
+        pattern = re.compile(c["metric"])
+        values = [
+            float(m[c["stat"]])
+            for t in bundle.tests
+            if family(t["id"]) == fam
+            for m in t["metrics"]
+            if pattern.search(m["name"]) and m.get(c["stat"]) is not None
+        ]
+        has_tests = any(family(t["id"]) == fam for t in bundle.tests)
+        if not values:
+            if fam in failed_fams:
+                out.append(Rating(fam, 1, None, "a behaviour verdict fails"))
+            elif has_tests:
+                out.append(Rating(fam, None, None, "not rated: no figure matches the criterion"))
+            continue
+        reduce = c["reduce"]
+        figure = (
+            max(values)
+            if reduce == "max"
+            else min(values)
+            if reduce == "min"
+            else sum(values) / len(values)
+        )
+        if emulated:
+            out.append(Rating(fam, None, figure, TIMING_NOT_RATED))
+            continue
+        stars = _stars(figure, c["stars"])
+        why = f"{c.get('what', fam)}: {us(figure)} µs"
+        if fam in failed_fams and stars > criteria.get("cap_on_fail", 2):
+            stars = int(criteria.get("cap_on_fail", 2))
+            why += "; capped: a behaviour verdict fails"
+        out.append(Rating(fam, stars, figure, why))
+    return out
+
+
+def overall(ratings: list[Rating]) -> int | None:
+    rated = [r.stars for r in ratings if r.stars is not None]
+    if not rated:
+        return None
+    value = int(sum(rated) / len(rated))
+    tmr = next((r.stars for r in ratings if r.family == "TMR" and r.stars is not None), None)
+    if tmr is not None:
+        value = min(value, tmr + 1)
+    return max(1, value)
+
+
+def stars_text(n: int | None) -> str:
+    return "not rated" if n is None else "★" * n + "☆" * (5 - n)
+
+
+def criteria_lines(criteria: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each criterion in words, for the report."""
+    out = []
+    for fam, c in criteria["families"].items():
+        steps = " / ".join(f"≤ {us(limit)} µs {stars_text(int(s))}" for limit, s in c["stars"])
+        out.append((fam, f"{c.get('what', c['metric'])} ({c['stat']}): {steps}; above: ★☆☆☆☆"))
+    out.append(
+        (
+            "behaviour",
+            f"a family with a failing verdict gets at most {criteria.get('cap_on_fail', 2)} stars",
+        )
+    )
+    out.append(("overall", str(criteria.get("overall", "mean of the rated families"))))
+    return out

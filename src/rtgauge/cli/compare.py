@@ -1,0 +1,67 @@
+"""rtgauge compare A B [C ...]: several runs side by side, with ratings and
+deadline verdicts, as HTML and Markdown."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rtgauge.analysis.compare import compare
+from rtgauge.analysis.ratings import load_criteria
+from rtgauge.cli.common import DEFAULT_RESULTS, add_deadline, parse_duration_ns, parse_rate
+from rtgauge.errors import UsageError
+from rtgauge.model import load_bundle
+from rtgauge.report.compare_report import compare_blocks
+from rtgauge.report.export import write_tables
+from rtgauge.report.html import write_text
+from rtgauge.report.render_html import render_html
+from rtgauge.report.render_markdown import render_markdown
+from rtgauge.store import utc_stamp
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("compare", help="compare stored runs side by side")
+    p.add_argument("bundles", nargs="+", type=Path, help="two or more bundles")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help=f"output path without extension (default ./{DEFAULT_RESULTS}/compare-<time>)",
+    )
+    p.add_argument("--criteria", type=Path, help="rating criteria (JSON) instead of the built-in")
+    p.add_argument("--csv", type=Path, metavar="DIR", help="also write every table as CSV/JSON")
+    add_deadline(p)
+    p.set_defaults(execute=execute)
+
+
+def run_compare(
+    paths: list[Path],
+    out: Path,
+    criteria: Path | None,
+    deadline: str | None,
+    miss_rate: str,
+    csv: Path | None = None,
+) -> list[Path]:
+    if len(paths) < 2:
+        raise UsageError("compare needs at least two runs")
+    rate = parse_rate(miss_rate)
+    dl = parse_duration_ns(deadline) if deadline else None
+    bundles = [load_bundle(p) for p in paths]
+    blocks = compare_blocks(compare(bundles), load_criteria(criteria), dl, rate)
+    title = "rtgauge comparison"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    written = [
+        write_text(out.with_suffix(".html"), render_html(title, blocks)),
+        write_text(out.with_suffix(".md"), render_markdown(title, blocks)),
+    ]
+    if csv:
+        write_tables(blocks, csv)
+    return written
+
+
+def execute(args: argparse.Namespace) -> int:
+    out = args.out or Path(DEFAULT_RESULTS) / f"compare-{utc_stamp()}"
+    for path in run_compare(
+        args.bundles, out, args.criteria, args.deadline, args.miss_rate, args.csv
+    ):
+        print(path)
+    return 0

@@ -1,4 +1,5 @@
-/* TMR-P-LAT: periodic wake-up latency, one SCHED_FIFO thread per CPU. */
+/* TMR-P-LAT: periodic wake-up latency, one SCHED_FIFO thread per CPU, by
+ * the wake-up mechanism the `variant` option names. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -7,39 +8,20 @@
 
 #include "rtg/osal.h"
 #include "rtg/test.h"
+#include "rtg/tmr_wake.h"
 
-struct waker {
+struct cpu_run {
     struct rtg_ctx *ctx;
     struct rtg_metric *m;
+    struct rtg_waker w;
     int cpu;
-    uint64_t period_ns;
-    uint64_t loops;
-    uint64_t start_ns;
-    uint64_t missed; /* periods skipped because the wake-up came too late */
-    int error;
 };
 
-static void *wake_loop(void *arg)
+static void on_sample(void *arg, uint64_t lat_ns, uint64_t wake_ns)
 {
-    struct waker *w = arg;
-    uint64_t next = w->start_ns;
-    for (uint64_t i = 0; i < w->loops && !rtg_stop_requested(); i++) {
-        int rc = rtg_sleep_until_intr(next); /* clock_nanosleep, TIMER_ABSTIME */
-        if (rc == EINTR)
-            continue; /* a stop request: the loop condition ends it */
-        if (rc) {
-            w->error = rc;
-            break;
-        }
-        uint64_t now = rtg_mono_ns();
-        rtg_metric_add(w->m, now > next ? now - next : 0, rtg_test_elapsed_ns(w->ctx));
-        next += w->period_ns;
-        while (next <= now) { /* do not queue up missed periods */
-            next += w->period_ns;
-            w->missed++;
-        }
-    }
-    return NULL;
+    struct cpu_run *c = arg;
+    (void)wake_ns;
+    rtg_metric_add(c->m, lat_ns, rtg_test_elapsed_ns(c->ctx));
 }
 
 static int run(struct rtg_ctx *ctx)
@@ -47,54 +29,80 @@ static int run(struct rtg_ctx *ctx)
     size_t ncpu = rtg_cpu_count(ctx);
     uint64_t period = (uint64_t)rtg_opt_int(ctx, "period_us") * 1000u;
     uint64_t loops = (uint64_t)rtg_opt_int(ctx, "duration_ms") * 1000000u / period;
-    struct waker *w = calloc(ncpu, sizeof *w);
+    int variant = rtg_wake_parse(rtg_opt_enum(ctx, "variant"));
+    if (variant < 0)
+        return rtg_fail_error(ctx, "unknown variant %s", rtg_opt_enum(ctx, "variant"));
+    const char *vname = rtg_wake_name((enum rtg_wake_variant)variant);
+    struct cpu_run *c = calloc(ncpu, sizeof *c);
     rtg_thread_t *t = calloc(ncpu, sizeof *t);
-    if (!w || !t)
+    if (!c || !t) {
+        free(c);
+        free(t);
         return rtg_fail_error(ctx, "out of memory");
+    }
     uint64_t start = rtg_mono_ns() + 2 * period;
     for (size_t i = 0; i < ncpu; i++) {
-        w[i] = (struct waker){.ctx = ctx, .cpu = rtg_cpu_at(ctx, i), .period_ns = period,
-                              .loops = loops, .start_ns = start};
-        w[i].m = rtg_metric_new(ctx, "timer.wakeup.clock_nanosleep.cpu%d", w[i].cpu);
-        if (!w[i].m)
+        c[i].ctx = ctx;
+        c[i].cpu = rtg_cpu_at(ctx, (size_t)i);
+        c[i].w = (struct rtg_waker){.variant = (enum rtg_wake_variant)variant, .period_ns = period,
+                                    .start_ns = start, .loops = loops, .end_ns = UINT64_MAX,
+                                    .sample = on_sample, .arg = &c[i]};
+        c[i].m = rtg_metric_new(ctx, "timer.wakeup.%s.cpu%d", vname, c[i].cpu);
+        if (!c[i].m) {
+            free(c);
+            free(t);
             return rtg_fail_error(ctx, "out of memory");
+        }
     }
     size_t started = 0;
     int rc = 0;
     for (; started < ncpu; started++) {
         struct rtg_thread_attr a = {.policy = rtg_rt_ok(ctx) ? RTG_SCHED_FIFO : RTG_SCHED_OTHER,
-                                    .prio = rtg_prio(ctx), .cpu = w[started].cpu,
+                                    .prio = rtg_prio(ctx), .cpu = c[started].cpu,
                                     .stack_size = 64 * 1024};
-        rc = rtg_thread_create(&t[started], &a, wake_loop, &w[started]);
+        rc = rtg_thread_create(&t[started], &a, rtg_wake_loop, &c[started].w);
         if (rc)
             break;
     }
     for (size_t i = 0; i < started; i++)
         rtg_thread_join(t[i], NULL);
-    if (rc)
-        return rtg_fail_error(ctx, "cannot start the thread for CPU %d: %s", w[started].cpu, strerror(rc));
+    int ret = 0;
+    if (rc) {
+        ret = rtg_fail_error(ctx, "cannot start the thread for CPU %d: %s", c[started].cpu,
+                             strerror(rc));
+        goto out;
+    }
 
-    struct rtg_metric *all = rtg_metric_new(ctx, "timer.wakeup.clock_nanosleep.all");
-    if (!all)
-        return rtg_fail_error(ctx, "out of memory");
+    struct rtg_metric *all = rtg_metric_new(ctx, "timer.wakeup.%s.all", vname);
+    if (!all) {
+        ret = rtg_fail_error(ctx, "out of memory");
+        goto out;
+    }
     struct rtg_json *info = rtg_info(ctx);
+    rtg_json_kstr(info, "variant", vname);
     rtg_json_key(info, "missed_periods");
     rtg_json_obj_begin(info);
+    uint64_t early = 0;
     for (size_t i = 0; i < ncpu; i++) {
         char key[16];
-        snprintf(key, sizeof key, "cpu%d", w[i].cpu);
-        rtg_json_kuint(info, key, w[i].missed);
-        rtg_metric_merge(all, w[i].m);
+        snprintf(key, sizeof key, "cpu%d", c[i].cpu);
+        rtg_json_kuint(info, key, c[i].w.missed);
+        rtg_metric_merge(all, c[i].m);
+        early += c[i].w.early;
     }
     rtg_json_obj_end(info);
+    rtg_json_kuint(info, "early_wakeups", early);
     rtg_json_kuint(info, "loops_per_cpu", loops);
     for (size_t i = 0; i < ncpu; i++)
-        if (w[i].error)
-            return rtg_fail_error(ctx, "clock_nanosleep failed on CPU %d: %s", w[i].cpu,
-                                  strerror(w[i].error));
-    free(w);
+        if (c[i].w.error) {
+            ret = rtg_fail_error(ctx, "%s failed on CPU %d: %s", c[i].w.failed_call, c[i].cpu,
+                                 strerror(c[i].w.error));
+            break;
+        }
+out:
+    free(c);
     free(t);
-    return 0;
+    return ret;
 }
 
 static double bound(const struct rtg_ctx *ctx)
@@ -106,8 +114,9 @@ static const struct rtg_option options[] = {
     {"period_us", RTG_OPT_INT, 1000, 0, 50, 1000000, NULL, 0, "wake-up period"},
     {"duration_ms", RTG_OPT_INT, 10000, 1000, 100, 3600000, NULL, RTG_OPT_SCALED,
      "how long to measure"},
-    {"variant", RTG_OPT_ENUM, 0, 0, 0, 0, "clock_nanosleep", 0,
-     "the wake-up mechanism (more come with the load tests)"},
+    {"variant", RTG_OPT_ENUM, 0, 0, 0, 0, RTG_WAKE_CHOICES, 0,
+     "the wake-up mechanism: clock_nanosleep (absolute), nanosleep (relative), posix_timer "
+     "(periodic timer, signal waited for), timerfd, select or poll (ppoll) timeout"},
 };
 
 const struct rtg_test_desc rtg_test_tmr_p_lat = {

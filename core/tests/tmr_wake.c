@@ -1,0 +1,109 @@
+/* The periodic wake-up loop of TMR-P-LAT and TMR-P-LOAD (rtg/tmr_wake.h). */
+#include "rtg/tmr_wake.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "rtg/osal.h"
+#include "rtg/osal_timer.h"
+#include "rtg/test.h"
+
+static const char *const names[RTG_WAKE_VARIANTS] = {"clock_nanosleep", "nanosleep", "posix_timer",
+                                                     "timerfd",         "select",    "poll"};
+
+const char *rtg_wake_name(enum rtg_wake_variant v)
+{
+    return (unsigned)v < RTG_WAKE_VARIANTS ? names[v] : "?";
+}
+
+int rtg_wake_parse(const char *name)
+{
+    for (int i = 0; i < RTG_WAKE_VARIANTS; i++)
+        if (name && strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static bool done(const struct rtg_waker *w, uint64_t i, uint64_t next)
+{
+    return i >= w->loops || next >= w->end_ns || rtg_stop_requested() || (w->quit && *w->quit);
+}
+
+/* Sleeps until next by the relative variants; returns an errno or 0. */
+static int rel_sleep(enum rtg_wake_variant v, uint64_t next)
+{
+    uint64_t now = rtg_mono_ns();
+    uint64_t d = next > now ? next - now : 0;
+    switch (v) {
+    case RTG_WAKE_NANOSLEEP: return rtg_nanosleep_rel(d);
+    case RTG_WAKE_SELECT: return rtg_select_rel(d);
+    case RTG_WAKE_POLL: return rtg_ppoll_rel(d);
+    default: return rtg_sleep_until_intr(next);
+    }
+}
+
+static void *timer_loop(struct rtg_waker *w)
+{
+    struct rtg_timer *t = NULL;
+    enum rtg_timer_mode mode = w->variant == RTG_WAKE_TIMERFD ? RTG_TIMER_FD : RTG_TIMER_SIGWAIT;
+    int rc = rtg_timer_create(&t, mode, NULL, NULL);
+    if (!rc)
+        rc = rtg_timer_arm(t, w->start_ns, w->period_ns);
+    if (rc) {
+        w->error = rc;
+        w->failed_call = mode == RTG_TIMER_FD ? "timerfd_create/settime" : "timer_create/settime";
+        rtg_timer_delete(t);
+        return NULL;
+    }
+    uint64_t next = w->start_ns; /* the expiry the next wait accounts for first */
+    for (uint64_t i = 0; !done(w, i, next); i++) {
+        uint64_t n = 0;
+        rc = rtg_timer_wait(t, &n);
+        if (rc == EINTR)
+            continue;
+        if (rc) {
+            w->error = rc;
+            w->failed_call = mode == RTG_TIMER_FD ? "read(timerfd)" : "sigwaitinfo";
+            break;
+        }
+        uint64_t now = rtg_mono_ns();
+        if (n == 0)
+            continue;
+        uint64_t expiry = next + (n - 1) * w->period_ns; /* the latest one */
+        w->missed += n - 1;
+        w->sample(w->arg, now > expiry ? now - expiry : 0, now);
+        w->samples++;
+        next = expiry + w->period_ns;
+    }
+    rtg_timer_delete(t);
+    return NULL;
+}
+
+void *rtg_wake_loop(void *arg)
+{
+    struct rtg_waker *w = arg;
+    if (w->variant == RTG_WAKE_POSIX_TIMER || w->variant == RTG_WAKE_TIMERFD)
+        return timer_loop(w);
+    uint64_t next = w->start_ns;
+    for (uint64_t i = 0; !done(w, i, next); i++) {
+        int rc = rel_sleep(w->variant, next);
+        if (rc == EINTR)
+            continue; /* a stop request: the loop condition ends it */
+        if (rc) {
+            w->error = rc;
+            w->failed_call = rtg_wake_name(w->variant);
+            break;
+        }
+        uint64_t now = rtg_mono_ns();
+        if (now < next)
+            w->early++; /* recorded as 0 late, and counted */
+        w->sample(w->arg, now > next ? now - next : 0, now);
+        w->samples++;
+        next += w->period_ns;
+        while (next <= now) { /* do not queue up missed periods */
+            next += w->period_ns;
+            w->missed++;
+        }
+    }
+    return NULL;
+}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from rtgauge.report.document import Block, Chart, Heading, Para, Pre, Table
+from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Pre, Table
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;

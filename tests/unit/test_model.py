@@ -23,7 +23,7 @@ def test_sample_stream_loads(sample_records: list[dict[str, Any]], tmp_path: Pat
     p = tmp_path / "run.jsonl"
     p.write_text("\n".join(json.dumps(r) for r in sample_records) + "\n")
     b = load_bundle(p)
-    assert b.complete and [t["id"] for t in b.tests] == ["CLK-P-RES", "TMR-P-LAT"]
+    assert b.complete and [t["id"] for t in b.tests] == ["CLK-P-RES", "TMR-P-LAT", "SEM-B-LCK"]
     again = tmp_path / "bundle.json"
     again.write_text(json.dumps(b.to_json()))
     b2 = load_bundle(again)
@@ -59,7 +59,7 @@ def _write(tmp_path: Path, text: str | bytes) -> Path:
         (lambda b: b["tests"][0].update(status="great"), "'great' is not one of"),
         (lambda b: b["tests"][0]["metrics"][0].update(count="many"), "'many' is not of type"),
         (lambda b: b.update(tests={}), "'tests' must be a list"),
-        (lambda b: b["tests"].append({"record": "end"}), "tests[2]"),
+        (lambda b: b["tests"].append({"record": "end"}), "tests[3]"),
     ],
 )
 def test_bad_bundles_are_one_clear_line(

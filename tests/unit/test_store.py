@@ -26,7 +26,7 @@ def test_records_are_kept_as_they_arrive(
     b = load_bundle(path)
     assert b.complete and b.command == ["rtgauge-probe", "--quick"]
     rows = list_runs(tmp_path)
-    assert len(rows) == 1 and rows[0]["complete"] == 1 and rows[0]["tests"] == 2
+    assert len(rows) == 1 and rows[0]["complete"] == 1 and rows[0]["tests"] == 3
 
 
 def test_index_is_rebuilt_from_bundles(

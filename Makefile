@@ -10,13 +10,13 @@ ARGS    ?=
 RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz fuzz probe probe-asan probe-static probe-musl probe-aarch64 \
+.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-static probe-musl probe-aarch64 \
         probe-armhf probe-cross venv test-c test-asan test-py bench clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 
-test: deps deps-qemu deps-ssh probe probe-asan probe-cross venv test-c test-asan fuzz test-py
+test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-cross venv test-c test-asan fuzz test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -63,6 +63,13 @@ deps-qemu:
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+# Reports are checked in headless Chromium.
+deps-browser:
+	@if ! command -v chromium >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install chromium" >&2; exit 2; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	fi
 
 # libFuzzer needs clang and its runtime.

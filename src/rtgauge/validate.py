@@ -1,0 +1,66 @@
+"""Checking records against the result contract (schema/result-v1.json).
+
+The schema ships inside the package (rtgauge/data/result-v1.json, kept
+identical to schema/result-v1.json by a test). A record that does not fit
+becomes one UsageError line that says where and what, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from rtgauge.errors import UsageError
+
+Record = dict[str, Any]
+SCHEMA_VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def schema() -> Record:
+    text = resources.files("rtgauge").joinpath("data/result-v1.json").read_text("utf-8")
+    loaded: Record = json.loads(text)
+    return loaded
+
+
+@lru_cache(maxsize=4)
+def _validator(kind: str | None) -> jsonschema.Draft202012Validator:
+    """The whole contract, or one record kind of it (clearer messages than oneOf)."""
+    s = schema()
+    if kind is None:
+        return jsonschema.Draft202012Validator(s)
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{kind}", "$defs": s["$defs"]})
+
+
+def check_record(record: Any, where: str) -> Record:
+    """The record if it is valid, else a UsageError naming where and why."""
+    if not isinstance(record, dict):
+        raise UsageError(f"{where}: a record must be a JSON object")
+    if record.get("schema_version") != SCHEMA_VERSION:
+        raise UsageError(
+            f"{where}: unsupported schema_version {record.get('schema_version')!r} (this is v1)"
+        )
+    kind = record.get("record")
+    if kind not in ("system", "test", "end"):
+        raise UsageError(f"{where}: unknown record kind {kind!r} (system, test or end)")
+    # The deepest error is the most specific one.
+    errors = sorted(_validator(kind).iter_errors(record), key=lambda e: -len(e.absolute_path))
+    if errors:
+        best = errors[0]
+        path = "/".join(str(p) for p in best.absolute_path) or "(record)"
+        msg = best.message if len(best.message) < 160 else best.message[:157] + "..."
+        raise UsageError(f"{where}: invalid {kind} at {path}: {msg}")
+    return record
+
+
+def parse_line(line: str, where: str) -> Record:
+    """One JSON line of a probe stream, checked."""
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
+    return check_record(value, where)

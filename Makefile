@@ -11,7 +11,7 @@ RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-static probe-musl probe-aarch64 \
-        probe-armhf probe-cross venv test-c test-asan test-py bench clean
+        probe-armhf probe-cross venv test-c test-asan test-py bench soak lab clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
@@ -120,8 +120,17 @@ test-py:
 	RTGAUGE_PROBE_ASAN=$(CURDIR)/$(ASAN)/rtgauge-probe \
 	$(VENV)/bin/python -m pytest -q tests
 
-bench: deps probe venv
+bench: deps probe probe-static probe-musl venv
 	bench/run_all.sh
+
+# The default run ten times back to back: nothing may grow or be left behind.
+soak: deps probe
+	python3 bench/soak.py --runs 10
+
+# This machine, Debian 6.1 vanilla and PREEMPT_RT under QEMU, compared.
+LAB_SET ?= default
+lab: deps deps-qemu probe probe-musl venv
+	$(RTGAUGE) lab --set $(LAB_SET) $(if $(QUICK),--quick) --deadline 100us $(ARGS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(VENV)

@@ -70,8 +70,15 @@ int rtg_mutex_init(rtg_mutex_t *m, enum rtg_mutex_protocol proto, int ceiling)
             : proto == RTG_PROTO_PROTECT ? PTHREAD_PRIO_PROTECT
                                          : PTHREAD_PRIO_NONE;
     rc = pthread_mutexattr_setprotocol(&a, p);
+#if defined(__GLIBC__)
     if (!rc && proto == RTG_PROTO_PROTECT)
         rc = pthread_mutexattr_setprioceiling(&a, ceiling);
+#else
+    /* musl has no priority ceiling: say the protocol is not offered. */
+    if (!rc && proto == RTG_PROTO_PROTECT)
+        rc = ENOTSUP;
+    (void)ceiling;
+#endif
     if (!rc)
         rc = pthread_mutex_init(&m->mutex, &a);
     pthread_mutexattr_destroy(&a);

@@ -28,9 +28,18 @@ class Comparison:
     rows: list[Row] = field(default_factory=list)
 
 
+def _name(b: Bundle) -> str:
+    """A guest has no host name worth showing: its kernel says what it is."""
+    release = b.system["host"]["release"]
+    if b.target.get("kind") == "qemu":
+        extra = f" {b.target['append']}" if b.target.get("append") else ""
+        return f"guest {release}{extra}"
+    return f"{b.host} {release}"
+
+
 def labels_for(bundles: list[Bundle]) -> list[str]:
     """Distinct, readable names: host and kernel, then what tells them apart."""
-    base = [f"{b.host} {b.system['host']['release']}" for b in bundles]
+    base = [_name(b) for b in bundles]
     out: list[str] = []
     for i, b in enumerate(bundles):
         label = base[i]

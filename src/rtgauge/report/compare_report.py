@@ -31,7 +31,11 @@ def rating_blocks(comp: Comparison, criteria: dict[str, Any]) -> list[Block]:
             found = next((x for x in rs if x.family == fam), None)
             row.append(
                 Cell(
-                    "—" if found is None else f"{stars_text(found.stars)}  {found.why}",
+                    "—"
+                    if found is None
+                    else found.why
+                    if found.stars is None
+                    else f"{stars_text(found.stars)}  {found.why}",
                     "muted" if found is None or found.stars is None else "",
                 )
             )

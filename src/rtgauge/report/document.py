@@ -50,7 +50,16 @@ class Details:
     blocks: list[Block] = field(default_factory=list)
 
 
-Block = Heading | Para | Table | Chart | Pre | Details
+@dataclass
+class Notice:
+    """A boxed list, e.g. the reasons to trust the figures less."""
+
+    title: str
+    items: list[str]
+    kind: str = "warn"
+
+
+Block = Heading | Para | Table | Chart | Pre | Details | Notice
 
 
 def cells(*texts: str) -> list[Cell]:

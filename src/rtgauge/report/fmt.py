@@ -42,6 +42,11 @@ def us(ns: Any) -> str:
     return f"{v:.3f}"
 
 
+def us2(ns: Any) -> str:
+    """ns as µs with 2 decimals (the metric tables); '—' for null."""
+    return "—" if ns is None else f"{float(ns) / 1e3:,.2f}"
+
+
 def family(test_id: str) -> str:
     return test_id.split("-", 1)[0]
 

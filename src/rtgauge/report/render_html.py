@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Pre, Table
+from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Pre, Table
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;
@@ -55,6 +55,9 @@ def _block(b: Block) -> str:
         return f'<figure class="chart">{b.svg}{cap}</figure>'  # svg built with escaped text
     if isinstance(b, Pre):
         return f"<pre>{escape(b.text)}</pre>"
+    if isinstance(b, Notice):
+        items = "".join(f"<li>{escape(i)}</li>" for i in b.items)
+        return f'<div class="{escape(b.kind)}"><strong>{escape(b.title)}</strong><ul>{items}</ul></div>'
     inner = "".join(_block(x) for x in b.blocks)
     return f"<details><summary>{escape(b.summary)}</summary>{inner}</details>"
 

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from rtgauge.report.document import Block, Chart, Details, Heading, Para, Pre, Table
+from rtgauge.report.document import Block, Chart, Details, Heading, Notice, Para, Pre, Table
 
 
-def _cell(text: str) -> str:
-    # Target strings must not break the table or inject markup.
-    return (
-        text.replace("\\", "\\\\")
-        .replace("|", "\\|")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("\n", " ")
-    )
+# Characters that would start markup (links, emphasis, code, raw HTML) when a
+# string from the target lands in Markdown. One pass, so escapes never double.
+_MARKUP = str.maketrans({c: "\\" + c for c in "\\`*[]"} | {"<": "&lt;", ">": "&gt;"})
 
 
 def _text(text: str) -> str:
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+    return text.translate(_MARKUP).replace("\n", " ")
+
+
+def _cell(text: str) -> str:
+    # Also: a pipe must not end the cell.
+    return _text(text).replace("|", "\\|")
 
 
 def _block(b: Block, out: list[str]) -> None:
@@ -45,6 +44,10 @@ def _block(b: Block, out: list[str]) -> None:
     elif isinstance(b, Pre):
         fence = "````" if "```" in b.text else "```"
         out.append(f"{fence}\n{b.text}\n{fence}\n")
+    elif isinstance(b, Notice):
+        out.append(f"> **{_text(b.title)}**")
+        out += [f"> - {_text(i).replace(chr(10), ' ')}" for i in b.items]
+        out.append("")
     elif isinstance(b, Details):
         out.append(f"**{_text(b.summary)}**\n")
         for x in b.blocks:

@@ -9,26 +9,79 @@ from typing import Any
 from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.model import Bundle, Record
 from rtgauge.report import plots
-from rtgauge.report.document import Block, Cell, Chart, Details, Heading, Para, Pre, Table
-from rtgauge.report.fmt import COLUMNS, FAMILIES, family, us, worst_value
+from rtgauge.report.document import (
+    Block,
+    Cell,
+    Chart,
+    Details,
+    Heading,
+    Notice,
+    Para,
+    Pre,
+    Table,
+)
+from rtgauge.report.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
 
 
 def _yes(v: Any) -> str:
     return "—" if v is None else ("yes" if v else "no")
 
 
+def _mentions(warnings: list[str], *words: str) -> bool:
+    return any(w.lower() in text.lower() for text in warnings for w in words)
+
+
 def trust_warnings(bundle: Bundle) -> list[str]:
-    """What makes these figures less trustworthy, most serious first."""
+    """What makes these figures less trustworthy, most serious first.
+
+    The probe states most of these in system.warnings; the host derives them
+    from the recorded facts too, so a bundle from a probe that said nothing
+    (or said it differently) still carries every caveat, once.
+    """
     s = bundle.system
-    out = []
-    if s["virtualization"].get("emulated") or bundle.target.get("emulated"):
-        out.append("emulated: timings are not meaningful; behaviour verdicts are")
-    out += [w for w in s.get("warnings", []) if not w.startswith("emulated")]
+    probe = [str(w) for w in s.get("warnings", [])]
+    virt, priv, cpu = s["virtualization"], s["privileges"], s["cpu"]
+    emulated = bool(virt.get("emulated") or bundle.target.get("emulated"))
+    derived: list[tuple[bool, tuple[str, ...], str]] = [
+        (emulated, ("emulated",), "emulated: timings are not meaningful; behaviour verdicts are"),
+        (
+            not priv["sched_fifo"],
+            ("SCHED_FIFO",),
+            "no SCHED_FIFO ("
+            + str(priv.get("sched_fifo_reason") or "not obtained")
+            + "): the tests ran SCHED_OTHER, figures are not real-time",
+        ),
+        (
+            not priv["mlockall"],
+            ("mlockall",),
+            "no mlockall ("
+            + str(priv.get("mlockall_reason") or "not obtained")
+            + "): page faults may appear in the figures",
+        ),
+        (
+            bool(virt["hypervisor"]) and not emulated,
+            ("virtual machine", "hypervisor"),
+            "hypervisor present"
+            + (f" ({virt['vendor']})" if virt.get("vendor") else "")
+            + ": it can steal time from any measurement",
+        ),
+        (
+            cpu["governor"] not in (None, "performance"),
+            ("governor", "frequency"),
+            f"CPU frequency governor is '{cpu['governor']}', not 'performance'",
+        ),
+    ]
+    # Emulation first: it voids every timing. Then the probe's words, then ours.
+    first = [w for w in probe if _mentions([w], "emulated")]
+    rest = [w for w in probe if w not in first]
+    ours = [text for applies, words, text in derived if applies and not _mentions(probe, *words)]
+    ours_emulated = [o for o in ours if o.startswith("emulated")]
+    out = first + ours_emulated + rest + [o for o in ours if o not in ours_emulated]
     if not bundle.complete:
         out.append("incomplete run: interrupted or cut short; the tests that finished are shown")
     bad = [t["id"] for t in bundle.tests if t["status"] in ("error", "interrupted")]
     if bad:
-        out.append(f"tests that did not finish: {', '.join(bad)}")
+        out.append(f"tests that did not finish (error or interrupted): {', '.join(bad)}")
     return out
 
 
@@ -91,7 +144,7 @@ def metric_table(metrics: list[Record]) -> Table:
     rows = []
     for m in sorted(metrics, key=worst_value, reverse=True):
         rows.append(
-            [Cell(m["name"])] + [Cell(us(m[k])) for k, _ in COLUMNS] + [Cell(str(m["count"]))]
+            [Cell(m["name"])] + [Cell(us2(m[k])) for k, _ in COLUMNS] + [Cell(str(m["count"]))]
         )
     return Table(["figure (µs)"] + [h for _, h in COLUMNS] + ["count"], rows)
 
@@ -229,6 +282,25 @@ def deadline_blocks(bundle: Bundle, deadline_ns: float, rate: float) -> list[Blo
     ]
 
 
+def not_run_blocks(bundle: Bundle) -> list[Block]:
+    """Tests without figures to trust: errors, skips, interruptions, with reasons."""
+    rows = [
+        [
+            Cell(t["id"]),
+            Cell(t["status"], "muted" if t["status"] == "skipped" else "fail"),
+            Cell(t.get("reason") or "no reason given"),
+        ]
+        for t in bundle.tests
+        if t["status"] in ("error", "skipped", "interrupted")
+    ]
+    if not rows:
+        return []
+    return [
+        Heading(2, "Errors, skipped and interrupted tests", "not-run"),
+        Table(["test", "status", "reason"], rows),
+    ]
+
+
 def summary_table(bundle: Bundle) -> Table:
     rows = []
     for t in bundle.tests:
@@ -239,9 +311,9 @@ def summary_table(bundle: Bundle) -> Table:
                 Cell(t["id"]),
                 Cell(t["title"]),
                 Cell(t["status"], kind),
-                Cell(us(worst["max"]) if worst else "—"),
-                Cell(us(worst.get("p99_99") or worst.get("p99")) if worst else "—"),
-                Cell(us(worst["mean"]) if worst else "—"),
+                Cell(us2(worst["max"]) if worst else "—"),
+                Cell(us2(worst.get("p99_99") or worst.get("p99")) if worst else "—"),
+                Cell(us2(worst["mean"]) if worst else "—"),
                 Cell(worst["name"] if worst else (t.get("reason") or "")),
             ]
         )
@@ -259,12 +331,15 @@ def run_blocks(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1
             "lead",
         ),
     ]
-    out += [Para(w, "warn") for w in trust_warnings(bundle)]
+    warnings = trust_warnings(bundle)
+    if warnings:
+        out.append(Notice("Why these figures may be less trustworthy", warnings))
     out += [Heading(2, "System and how it was measured", "system"), system_table(s)]
     out += [Heading(2, "Summary", "summary"), summary_table(bundle)]
     if deadline_ns is not None:
         out += deadline_blocks(bundle, deadline_ns, rate)
     out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(bundle)
+    out += not_run_blocks(bundle)
     out.append(Heading(2, "Performance, worst case first", "performance"))
     by_family: dict[str, list[Record]] = defaultdict(list)
     for t in bundle.tests:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from rtgauge.report.document import Block, Chart, Details, Heading, Notice, Para, Pre, Table
 
-
 # Characters that would start markup (links, emphasis, code, raw HTML) when a
 # string from the target lands in Markdown. One pass, so escapes never double.
 _MARKUP = str.maketrans({c: "\\" + c for c in "\\`*[]"} | {"<": "&lt;", ">": "&gt;"})

@@ -1,0 +1,107 @@
+"""What the run report says: the trust warnings, 2-decimal µs tables, tests that
+did not run, verdict evidence; and that no target string becomes markup."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from rtgauge.model import Bundle, bundle_from_records
+from rtgauge.report.html import html_text, markdown_text
+from rtgauge.report.run_report import trust_warnings
+
+
+def _bundle(records: list[dict[str, Any]], edit: Any = None) -> Bundle:
+    recs = copy.deepcopy(records)
+    if edit:
+        edit(recs)
+    return bundle_from_records(recs, "test")
+
+
+def _weak_system(recs: list[dict[str, Any]]) -> None:
+    s = recs[0]
+    s["warnings"] = []  # a probe that said nothing: the host still knows
+    s["privileges"].update(
+        sched_fifo=False, sched_fifo_reason="EPERM", mlockall=False, mlockall_reason="ENOMEM"
+    )
+    s["cpu"]["governor"] = "powersave"
+
+
+def test_warnings_are_derived_from_the_facts(sample_records: list[dict[str, Any]]) -> None:
+    text = " | ".join(trust_warnings(_bundle(sample_records, _weak_system)))
+    for expected in (
+        "no SCHED_FIFO (EPERM)",
+        "no mlockall (ENOMEM)",
+        "hypervisor present (KVMKVMKVM)",
+        "'powersave', not 'performance'",
+    ):
+        assert expected in text
+
+
+def test_probe_warnings_are_not_repeated(sample_records: list[dict[str, Any]]) -> None:
+    warnings = trust_warnings(_bundle(sample_records))
+    assert sum("hypervisor" in w or "virtual machine" in w for w in warnings) == 1
+
+
+def test_incomplete_and_interrupted_runs_are_flagged(sample_records: list[dict[str, Any]]) -> None:
+    def cut(recs: list[dict[str, Any]]) -> None:
+        recs[2]["status"] = "interrupted"
+        recs[2]["reason"] = "stopped by SIGINT"
+        recs.pop()  # no end record
+
+    b = _bundle(sample_records, cut)
+    warnings = trust_warnings(b)
+    assert any(w.startswith("incomplete run") for w in warnings)
+    assert any("TMR-P-LAT" in w for w in warnings)
+    html = html_text(b)
+    assert "Why these figures may be less trustworthy" in html
+    assert "Errors, skipped and interrupted tests" in html and "stopped by SIGINT" in html
+
+
+def test_metric_tables_are_in_microseconds_with_two_decimals(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    md = markdown_text(_bundle(sample_records))
+    row = next(ln for ln in md.splitlines() if ln.startswith("| timer.wakeup.clock_nanosleep.all"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    m = sample_records[2]["metrics"][-1]
+    assert cells[1] == f"{m['max'] / 1000:,.2f}"  # max first
+    assert cells[2] == "—" and cells[3] == "—"  # p99.99 and p99.9: too few samples
+    assert cells[-1] == str(m["count"])
+
+
+def test_verdicts_and_evidence_are_shown(sample_records: list[dict[str, Any]]) -> None:
+    def fail_one(recs: list[dict[str, Any]]) -> None:
+        recs[3]["status"] = "fail"
+        recs[3]["verdicts"][3]["pass"] = False
+        recs[3]["verdicts"][3]["observed"] = "event order bprw"
+
+    html = html_text(_bundle(sample_records, fail_one))
+    assert html.count(">PASS<") == 4 and html.count(">FAIL<") == 1
+    assert "evidence: SEM-B-LCK v_wakes_higher_waiter_at_once" in html
+
+
+@pytest.mark.parametrize("field", ["hostname", "release", "version", "os_pretty_name"])
+def test_a_script_in_any_host_string_is_escaped(
+    sample_records: list[dict[str, Any]], field: str
+) -> None:
+    evil = "<script>alert(1)</script>"
+    b = _bundle(sample_records, lambda r: r[0]["host"].update({field: evil}))
+    html = html_text(b)
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    md = markdown_text(b)
+    assert "<script>" not in md
+
+
+def test_markdown_links_and_code_from_the_target_are_inert(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    def evil(recs: list[dict[str, Any]]) -> None:
+        recs[0]["host"]["hostname"] = "[click](javascript:alert(1)) `x` **b**"
+        recs[3]["verdicts"][0]["observed"] = "![img](http://evil/x.png) | cell"
+
+    md = markdown_text(_bundle(sample_records, evil))
+    assert "[click](" not in md and "![img](" not in md and "**b**" not in md
+    assert "\\[click\\]" in md and "\\| cell" in md

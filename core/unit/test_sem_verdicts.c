@@ -1,0 +1,75 @@
+/* SEM verdicts from hand-made evidence: what must pass and what must fail. */
+#include "rtg/sem_verdicts.h"
+#include "unit.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+int main(void)
+{
+    /* P on a free semaphore */
+    CHECK(rtg_sem_p_free_ok(0, 2, 1));
+    CHECK(!rtg_sem_p_free_ok(0, 2, 2));   /* count not taken */
+    CHECK(!rtg_sem_p_free_ok(11, 2, 1));  /* P failed (EAGAIN) */
+    CHECK(!rtg_sem_p_free_ok(0, 0, -1));  /* was not free */
+
+    /* P on zero blocks until its timeout */
+    CHECK(rtg_sem_p_zero_blocks(true, 20000100, 20000000));
+    CHECK(!rtg_sem_p_zero_blocks(false, 50, 20000000));       /* returned at once */
+    CHECK(!rtg_sem_p_zero_blocks(true, 19000000, 20000000));  /* returned early */
+    CHECK(!rtg_sem_p_zero_blocks(true, 5, 0));
+
+    /* V increments */
+    CHECK(rtg_sem_v_increments(0, 1));
+    CHECK(!rtg_sem_v_increments(0, 0));
+    CHECK(!rtg_sem_v_increments(1, 3));
+
+    /* V on zero with a waiter */
+    CHECK(rtg_sem_wake_order_ok("bpwr", true));
+    CHECK(rtg_sem_wake_order_ok("bprw", false));
+    CHECK(!rtg_sem_wake_order_ok("bprw", true));  /* higher waiter ran late: no preemption */
+    CHECK(!rtg_sem_wake_order_ok("bpwr", false)); /* lower waiter preempted the poster */
+    CHECK(!rtg_sem_wake_order_ok("pbwr", true));  /* V came before the waiter blocked */
+    CHECK(!rtg_sem_wake_order_ok("bprt", false)); /* waiter timed out: V lost */
+    CHECK(!rtg_sem_wake_order_ok("bpr", false));  /* waiter never ran */
+    CHECK(!rtg_sem_wake_order_ok(NULL, true));
+
+    /* Release order */
+    size_t bad;
+    const int blocked[] = {93, 89, 91, 87, 90, 88, 92, 94};
+    const int good[] = {94, 93, 92, 91, 90, 89, 88, 87};
+    CHECK_EQ_U(rtg_sem_rel_check(blocked, N(blocked), good, N(good), &bad), RTG_SEM_REL_OK);
+    /* FIFO release (what SCHED_OTHER waiters get): wrong at once */
+    CHECK_EQ_U(rtg_sem_rel_check(blocked, N(blocked), blocked, N(blocked), &bad),
+               RTG_SEM_REL_WRONG_ORDER);
+    CHECK_EQ_U(bad, 0);
+    /* one swap in the middle */
+    const int swapped[] = {94, 93, 92, 90, 91, 89, 88, 87};
+    CHECK_EQ_U(rtg_sem_rel_check(blocked, N(blocked), swapped, N(swapped), &bad),
+               RTG_SEM_REL_WRONG_ORDER);
+    CHECK_EQ_U(bad, 3);
+    /* a waiter released twice, one never */
+    const int twice[] = {94, 94, 92, 91, 90, 89, 88, 87};
+    CHECK_EQ_U(rtg_sem_rel_check(blocked, N(blocked), twice, N(twice), &bad),
+               RTG_SEM_REL_WRONG_ORDER);
+    CHECK_EQ_U(bad, 1);
+    /* a priority that never blocked */
+    const int stranger[] = {99, 94, 93, 92, 91, 90, 89, 88};
+    CHECK_EQ_U(rtg_sem_rel_check(blocked, N(blocked), stranger, N(stranger), &bad),
+               RTG_SEM_REL_WRONG_ORDER);
+    /* more releases than waiters */
+    const int extra[] = {94, 93, 92, 91, 90, 89, 88, 87, 87};
+    CHECK_EQ_U(rtg_sem_rel_check(blocked, N(blocked), extra, N(extra), &bad),
+               RTG_SEM_REL_WRONG_ORDER);
+    /* a waiter missing (timed out) */
+    CHECK_EQ_U(rtg_sem_rel_check(blocked, N(blocked), good, 7, &bad), RTG_SEM_REL_MISSING);
+    CHECK_EQ_U(rtg_sem_rel_check(blocked, N(blocked), good, 0, &bad), RTG_SEM_REL_MISSING);
+    /* a blocking order that is already sorted proves nothing: LIFO or FIFO
+     * queues would pass it */
+    const int desc[] = {94, 93, 92, 91};
+    const int asc[] = {91, 92, 93, 94};
+    CHECK_EQ_U(rtg_sem_rel_check(desc, N(desc), desc, N(desc), &bad), RTG_SEM_REL_NOT_SCRAMBLED);
+    CHECK_EQ_U(rtg_sem_rel_check(asc, N(asc), desc, N(desc), &bad), RTG_SEM_REL_NOT_SCRAMBLED);
+    CHECK_EQ_U(rtg_sem_rel_check(desc, 2, desc, 2, &bad), RTG_SEM_REL_NOT_SCRAMBLED);
+    CHECK_STR(rtg_sem_rel_result_name(RTG_SEM_REL_OK), "released by decreasing priority");
+    return unit_report("test_sem_verdicts");
+}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from rtgauge.probe import catalogue, find_probe
+from rtgauge.report.fmt import term
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -14,16 +15,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def execute(args: argparse.Namespace) -> int:
-    for entry in catalogue(find_probe(args.probe)):
-        avail = "" if entry["available"] else f"  [skipped here: {entry['reason']}]"
-        print(f"{entry['id']:<12} {entry['kind']}  {entry['title']}{avail}")
+    entries = catalogue(find_probe(args.probe))
+    print(f"{'test':<12} {'kind':<4} title")
+    for entry in entries:
+        avail = "" if entry["available"] else f"  [skipped here: {term(entry['reason'])}]"
+        print(f"{entry['id']:<12} {entry['kind']:<4} {term(entry['title'])}{avail}")
         for o in entry["options"]:
+            key, help_ = term(o["key"]), term(o["help"])
             if o["type"] == "enum":
-                print(f"    {o['key']:<16} one of {o['choices']}  {o['help']}")
+                print(f"    {key:<16} one of {term(o['choices'])}  {help_}")
             else:
                 quick = f" (quick {o['quick']:g})" if "quick" in o else ""
                 print(
-                    f"    {o['key']:<16} default {o['default']:g}{quick}, "
-                    f"{o['min']:g}..{o['max']:g}  {o['help']}"
+                    f"    {key:<16} default {o['default']:g}{quick}, "
+                    f"{o['min']:g}..{o['max']:g}  {help_}"
                 )
     return 0

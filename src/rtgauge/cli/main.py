@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from rtgauge import __version__
 from rtgauge.cli import compare, lab, list_cmd, report, run, runs
 from rtgauge.errors import UsageError
+from rtgauge.report.fmt import term
 
 COMMANDS = (run, list_cmd, report, runs, compare, lab)
 
@@ -35,13 +37,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.execute(args)
         return code
     except UsageError as exc:
-        print(f"rtgauge: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     except KeyboardInterrupt:
         print("rtgauge: interrupted", file=sys.stderr)
         return 3
     except BrokenPipeError:
         return 3
+    except OSError as exc:  # a file or a pipe: say which and why, not where in the code
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(f"{where}{exc.strerror or exc}")
+    except Exception as exc:  # one line for the user; the traceback on request
+        if os.environ.get("RTGAUGE_DEBUG"):
+            raise
+        return _fail(f"internal error ({type(exc).__name__}: {exc}); RTGAUGE_DEBUG=1 shows more")
+
+
+def _fail(message: str) -> int:
+    print(f"rtgauge: error: {term(message)}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from rtgauge.cli.common import add_results_dir
+from rtgauge.report.fmt import term
 from rtgauge.store import list_runs
 
 
@@ -21,13 +23,23 @@ def execute(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{'created':<26} {'host':<16} {'target':<8} {'kernel':<24} {'preempt':<9} "
-        f"{'tests':>5} {'fail':>4} {'err':>4}  path"
+        f"{'tests':>5} {'status':<10} path"
     )
     for r in rows:
-        state = "" if r["complete"] else "  (incomplete)"
         print(
-            f"{r['created_at']:<26} {r['host'][:16]:<16} {r['target'][:8]:<8} "
-            f"{r['kernel'][:24]:<24} {str(r['preempt']):<9} {r['tests']:>5} "
-            f"{r['failed']:>4} {r['errors']:>4}  {args.results_dir / r['path']}{state}"
+            f"{term(r['created_at']):<26} {term(r['host'])[:16]:<16} {term(r['target'])[:8]:<8} "
+            f"{term(r['kernel'])[:24]:<24} {term(r['preempt']):<9} {r['tests']:>5} "
+            f"{status(r):<10} {term(args.results_dir / r['path'])}"
         )
     return 0
+
+
+def status(row: dict[str, Any]) -> str:
+    """incomplete, else the worst outcome: errors, failed, or ok."""
+    if not row["complete"]:
+        return "incomplete"
+    if row["errors"]:
+        return f"{row['errors']} error" + ("s" if row["errors"] > 1 else "")
+    if row["failed"]:
+        return f"{row['failed']} failed"
+    return "ok"

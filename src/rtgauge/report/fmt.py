@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # The figure columns, worst case first.
@@ -53,3 +54,13 @@ def family(test_id: str) -> str:
 
 def worst_value(metric: dict[str, Any]) -> float:
     return float(metric["max"]) if metric.get("max") is not None else -1.0
+
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def term(text: Any) -> str:
+    """A target's string made safe for a terminal: control bytes (escape
+    sequences could rewrite the screen) shown as \\xNN, newlines as spaces."""
+    s = str(text).replace("\n", " ")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", s)

@@ -6,9 +6,17 @@ import time
 from typing import TextIO
 
 from rtgauge.model import Record
+from rtgauge.report.fmt import term
+
+
+def _bar(done: int, total: int, width: int = 20) -> str:
+    filled = width * done // max(total, 1)
+    return "|" + "#" * filled + "." * (width - filled) + "|"
 
 
 class Progress:
+    """One \\r-rewritten line on a terminal; one line per test otherwise (logs, CI)."""
+
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.tty = out.isatty()
@@ -20,15 +28,18 @@ class Progress:
         kind = record["record"]
         if kind == "system":
             self.planned = list(record["run"]["tests"])
-            self._line(f"{record['host']['hostname']}: {len(self.planned)} tests")
+            first = f" — running {term(self.planned[0])}" if self.planned and self.tty else ""
+            self._line(f"{term(record['host']['hostname'])}: {len(self.planned)} tests{first}")
         elif kind == "test":
             self.done_count += 1
             total = len(self.planned) or self.done_count
             nxt = self.planned[self.done_count] if self.done_count < len(self.planned) else ""
-            reason = f" ({record['reason']})" if record["status"] in ("error", "skipped") else ""
+            failing = record["status"] in ("error", "skipped", "interrupted")
+            reason = f" ({term(record['reason'])})" if failing and record["reason"] else ""
+            bar = _bar(self.done_count, total) + " " if self.tty else ""
             self._line(
-                f"[{self.done_count}/{total}] {record['id']} {record['status']}{reason}"
-                + (f" — running {nxt}" if nxt and self.tty else "")
+                f"{bar}[{self.done_count}/{total}] {term(record['id'])} {record['status']}{reason}"
+                + (f" — running {term(nxt)}" if nxt and self.tty else "")
             )
 
     def _line(self, text: str) -> None:

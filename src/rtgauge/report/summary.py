@@ -1,41 +1,72 @@
-"""The plain-text summary printed after a run: worst case first."""
+"""The plain-text summary printed after a run, worst case first.
+
+Tests with figures come first, the one with the largest maximum at the top;
+within a test, figures run from the largest maximum down. Behaviour tests
+follow with their verdicts, failures first. Every string from the target
+goes through fmt.term: a hostname cannot send escape sequences to the terminal.
+"""
 
 from __future__ import annotations
 
-from rtgauge.model import Bundle
-from rtgauge.report.fmt import us, worst_value
+from rtgauge.model import Bundle, Metric, TestRecord
+from rtgauge.report.fmt import term, us2
+
+_TROUBLE = ("fail", "error", "interrupted")
+
+
+def _tail(m: Metric) -> str:
+    """p99.99, or the highest percentile the samples back, labelled."""
+    for value, label in ((m.p99_99, ""), (m.p99_9, " (p99.9)"), (m.p99, " (p99)")):
+        if value is not None:
+            return us2(value) + label
+    return "—"
+
+
+def order_tests(tests: list[TestRecord]) -> list[TestRecord]:
+    measured = sorted((t for t in tests if t.metrics), key=lambda t: -t.worst)
+    others = [t for t in tests if not t.metrics]
+    others.sort(key=lambda t: t.status not in _TROUBLE and not t.failed)  # stable: run order
+    return measured + others
+
+
+def _test_lines(t: TestRecord, per_test: int) -> list[str]:
+    lines = []
+    status = term(t.status)
+    metrics = sorted(t.metrics, key=lambda m: -m.worst)
+    for i, m in enumerate(metrics[:per_test]):
+        head = f"{t.id:<11} {status:<11}" if i == 0 else " " * 23
+        lines.append(
+            f"{head} {term(m.name)[:40]:<40} {us2(m.max):>11} {_tail(m):>16} "
+            f"{us2(m.mean):>10} {m.count:>9}"
+        )
+    if len(metrics) > per_test:
+        more = len(metrics) - per_test
+        lines.append(f"{'':23} … {more} more figure{'s' if more > 1 else ''} in the report")
+    if not metrics:
+        lines.append(f"{t.id:<11} {status:<11} {term(t.title)}")
+    for v in sorted(t.verdicts, key=lambda v: v.passed):
+        mark = "PASS" if v.passed else "FAIL"
+        lines.append(f"{'':23} {mark} {term(v.name)}: {term(v.observed)[:80]}")
+    if t.reason:
+        lines.append(f"{'':23} reason: {term(t.reason)}")
+    return lines
 
 
 def summary_text(bundle: Bundle, per_test: int = 4) -> str:
-    s = bundle.system
+    s = bundle.system_view()
     lines = [
-        f"{s['host']['hostname']}  {s['host']['release']}  preempt={s['kernel']['preempt_model']}"
-        f"  clock={s['clock']['source']}  floor={s['clock']['floor_ns']['mean']:.0f} ns",
+        f"{term(s.hostname)}  {term(s.release)}  preempt={s.preempt_model}"
+        f"  clock={s.clock_source}  floor={s.floor_ns_mean:.0f} ns",
     ]
-    lines += [f"  warning: {w}" for w in s.get("warnings", [])]
+    lines += [f"  warning: {term(w)}" for w in s.warnings]
     if not bundle.complete:
         lines.append("  warning: the run is incomplete (interrupted or cut short)")
     lines.append(
-        f"\n{'test':<11} {'status':<11} {'metric':<40} {'max µs':>11} {'p99.99':>9} "
-        f"{'p99':>9} {'mean':>9} {'count':>8}"
+        f"\n{'test':<11} {'status':<11} {'figure':<40} {'max µs':>11} {'p99.99 µs':>16} "
+        f"{'mean µs':>10} {'count':>9}"
     )
-    for t in bundle.tests:
-        status = t["status"]
-        metrics = sorted(t["metrics"], key=worst_value, reverse=True)[:per_test]
-        if not metrics:
-            reason = f"  {t['reason']}" if t.get("reason") else ""
-            lines.append(f"{t['id']:<11} {status:<11}{reason}")
-        for i, m in enumerate(metrics):
-            head = f"{t['id']:<11} {status:<11}" if i == 0 else " " * 23
-            lines.append(
-                f"{head} {m['name'][:40]:<40} {us(m['max']):>11} {us(m['p99_99']):>9} "
-                f"{us(m['p99']):>9} {us(m['mean']):>9} {m['count']:>8}"
-            )
-        for v in t["verdicts"]:
-            mark = "PASS" if v["pass"] else "FAIL"
-            lines.append(f"{'':23} {mark} {v['name']}: {v['observed'][:80]}")
-        if t.get("reason") and metrics:
-            lines.append(f"{'':23} {t['reason']}")
+    for t in order_tests(bundle.test_views()):
+        lines += _test_lines(t, per_test)
     if bundle.end:
         e = bundle.end
         lines.append(

@@ -1,0 +1,193 @@
+"""SEM and MUT families end to end: every metric and verdict present, the
+evidence shaped as documented, and the negative controls failing.
+No timing thresholds: counts, names, statuses and evidence only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from probe_run import ProbeRun, metric, run_probe, verdict
+
+FAMILY = "SEM-*,MUT-*"
+IDS = [
+    "SEM-B-LCK", "SEM-B-REL", "SEM-P-NEW", "SEM-P-ARN", "SEM-P-ARC", "SEM-P-PNG",
+    "MUT-B-ARC", "MUT-P-ARN", "MUT-P-ARC", "MUT-P-PIR",
+]  # fmt: skip
+SHORT = (
+    "--opt", "SEM-P-ARC.rounds=2",
+    "--opt", "SEM-P-NEW.named_loops=50",
+    "--opt", "MUT-P-PIR.loops=200",
+    "--opt", "MUT-P-ARC.loops=500",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def quick() -> ProbeRun:
+    return run_probe("--quick", "--tests", FAMILY, *SHORT)
+
+
+def rt(run: ProbeRun) -> bool:
+    return bool(run.system["privileges"]["sched_fifo"])
+
+
+def counted(m: dict[str, Any]) -> None:
+    assert m["count"] > 0 and m["unit"] == "ns"
+    assert m["min"] <= m["mean"] <= m["max"]
+    assert sum(b[2] for b in m["hist"]["buckets"]) + m["hist"]["overflow"] == m["count"]
+
+
+def test_every_test_ran(quick: ProbeRun) -> None:
+    assert list(quick.tests) == IDS
+    assert quick.end is not None and quick.end["status"] == "complete"
+    for tid, t in quick.tests.items():
+        if not rt(quick) and t["status"] == "skipped":
+            assert "SCHED_FIFO" in t["reason"], tid
+            continue
+        expected = "pass" if t["kind"] == "B" else "ok"
+        assert t["status"] == expected, (tid, t["reason"], t["verdicts"])
+    assert quick.code == 0
+
+
+def test_sem_lck_verdicts(quick: ProbeRun) -> None:
+    t = quick.tests["SEM-B-LCK"]
+    if t["status"] == "skipped":
+        pytest.skip(t["reason"])
+    names = [v["name"] for v in t["verdicts"]]
+    assert names == [
+        "p_on_positive_count_does_not_block", "p_on_zero_blocks", "v_increments",
+        "v_wakes_higher_waiter_at_once", "v_wakes_lower_waiter_later",
+    ]  # fmt: skip
+    assert verdict(t, "v_wakes_higher_waiter_at_once")["evidence"]["events"] == "bpwr"
+    assert verdict(t, "v_wakes_lower_waiter_later")["evidence"]["events"] == "bprw"
+
+
+def test_sem_rel_evidence(quick: ProbeRun) -> None:
+    t = quick.tests["SEM-B-REL"]
+    if t["status"] == "skipped":
+        pytest.skip(t["reason"])
+    ev = verdict(t, "release_highest_priority_first")["evidence"]
+    assert len(ev["blocked_prio"]) == 8  # --quick: 8 waiters
+    assert ev["released_prio"] == sorted(ev["blocked_prio"], reverse=True)
+    assert ev["blocked_prio"] != ev["released_prio"]  # scrambled
+
+
+def test_sem_figures(quick: ProbeRun) -> None:
+    new = quick.tests["SEM-P-NEW"]
+    for op in ("create", "delete"):
+        for cond in ("unnamed_unused", "unnamed_used", "named_unused", "named_used"):
+            m = metric(new, f"sem.{op}.{cond}")
+            counted(m)
+            assert m["count"] == (2000 if cond.startswith("unnamed") else 50)
+    assert new["info"]["names_left_removed_at_end"] == 0
+    arn = quick.tests["SEM-P-ARN"]
+    for name in ("sem.acquire.uncontended", "sem.release.uncontended"):
+        assert metric(arn, name)["count"] == 20000
+    png = quick.tests["SEM-P-PNG"]
+    assert metric(png, "sem.handover.pingpong")["count"] == 10000
+    counted(metric(png, "sem.handover.a_to_b"))
+
+
+def test_no_named_semaphore_left_behind(quick: ProbeRun) -> None:
+    shm = Path("/dev/shm")
+    if shm.is_dir():
+        pid_names = [p.name for p in shm.glob("sem.rtg-*")]
+        live = [n for n in pid_names if Path(f"/proc/{n.split('-')[1]}").exists()]
+        assert live == [], live
+
+
+def test_sem_arc_per_waiter_figures(quick: ProbeRun) -> None:
+    t = quick.tests["SEM-P-ARC"]
+    if t["status"] == "skipped":
+        pytest.skip(t["reason"])
+    info = t["info"]
+    assert info["timeouts"] == 0 and info["out_of_order_releases"] == 0
+    assert len(info["acquire_mean_ns_by_waiters"]) == 128
+    assert len(info["release_mean_ns_by_waiters"]) == 128
+    # 128 waiters, --prio 95, creator at 1: 94 distinct levels, 34 pairs share one
+    assert info["distinct_levels"] == 94 and info["waiters_sharing_a_level"] == 68
+    for d in ("acquire", "release"):
+        assert metric(t, f"sem.{d}.contended")["count"] == 2 * 128
+        groups = [m for m in t["metrics"] if m["name"].startswith(f"sem.{d}.contended.w")]
+        assert len(groups) == 8
+        covered = []
+        for m in groups:
+            p = m["params"]
+            assert p["waiters_min"] <= p["waiters"] <= p["waiters_max"]
+            assert m["count"] == 2 * (p["waiters_max"] - p["waiters_min"] + 1)
+            covered += list(range(p["waiters_min"], p["waiters_max"] + 1))
+        assert covered == list(range(1, 129))
+
+
+def test_sem_arc_group_option() -> None:
+    run = run_probe(
+        "--quick", "--tests", "SEM-P-ARC",
+        "--opt", "SEM-P-ARC.waiters=10", "--opt", "SEM-P-ARC.group=1",
+        "--opt", "SEM-P-ARC.rounds=1",
+    )  # fmt: skip
+    t = run.tests["SEM-P-ARC"]
+    if t["status"] == "skipped":
+        pytest.skip(t["reason"])
+    m = metric(t, "sem.release.contended.w007_007")
+    assert m["params"] == {"waiters": 7, "waiters_min": 7, "waiters_max": 7} and m["count"] == 1
+    assert t["info"]["waiters_sharing_a_level"] == 0
+
+
+def test_mut_arc_protocols(quick: ProbeRun) -> None:
+    t = quick.tests["MUT-B-ARC"]
+    if t["status"] == "skipped":
+        pytest.skip(t["reason"])
+    assert t["info"]["protocols_offered"]["PTHREAD_PRIO_INHERIT"] is True
+    assert t["info"]["protocols_preventing_inversion"]["PTHREAD_PRIO_INHERIT"] is True
+    assert t["info"]["protocols_preventing_inversion"]["PTHREAD_PRIO_NONE"] is False
+    inh = verdict(t, "inherit.prevents_inversion")
+    assert inh["pass"] and all(r["outcome"] == "no_inversion" for r in inh["evidence"]["rounds"])
+    ctl = verdict(t, "none.control_shows_inversion")
+    assert ctl["pass"]
+    for r in ctl["evidence"]["rounds"]:
+        assert r["outcome"] == "inversion"
+        assert r["h_request"] <= r["m_start"] <= r["m_end"] <= r["h_acquire"]
+    verdict(t, "protect.prevents_inversion")  # present, offered or not
+
+
+def test_mut_figures(quick: ProbeRun) -> None:
+    arn = quick.tests["MUT-P-ARN"]
+    for kind in ("default", "inherit"):
+        assert metric(arn, f"mutex.lock.uncontended_{kind}")["count"] == 20000
+        assert metric(arn, f"mutex.unlock.uncontended_{kind}")["count"] == 20000
+    arc = quick.tests["MUT-P-ARC"]
+    if arc["status"] != "skipped":
+        counted(metric(arc, "mutex.acquire.contended_inherit"))
+        counted(metric(arc, "mutex.release.contended_inherit"))
+        assert arc["info"]["rounds_without_request"] == 0
+    pir = quick.tests["MUT-P-PIR"]
+    if pir["status"] != "skipped":
+        m = metric(pir, "mutex.lock_wait.inherit")
+        assert m["count"] == 200 and m["params"]["cs_us"] == 50
+
+
+def test_negative_controls_fail() -> None:
+    run = run_probe(
+        "--quick", "--tests", "SEM-B-REL,MUT-B-ARC",
+        "--opt", "SEM-B-REL.policy=other", "--opt", "MUT-B-ARC.protocol=none",
+    )  # fmt: skip
+    rel = run.tests["SEM-B-REL"]
+    assert rel["status"] == "fail", rel["reason"]
+    ev = verdict(rel, "release_highest_priority_first")["evidence"]
+    assert ev["policy"] == "SCHED_OTHER" and ev["first_wrong_release"] == 0
+    arc = run.tests["MUT-B-ARC"]
+    if arc["status"] == "skipped":
+        pytest.skip(arc["reason"])
+    assert arc["status"] == "fail"
+    v = verdict(arc, "none.prevents_inversion")
+    assert not v["pass"] and all(r["outcome"] == "inversion" for r in v["evidence"]["rounds"])
+    assert run.code == 1
+
+
+def test_unprivileged_run_skips_priority_tests() -> None:
+    run = run_probe("--no-rt", "--quick", "--tests", "SEM-B-*,SEM-P-ARC,MUT-B-ARC,MUT-P-PIR")
+    for tid, t in run.tests.items():
+        assert t["status"] == "skipped" and "SCHED_FIFO" in t["reason"], tid
+    arn = run_probe("--no-rt", "--quick", "--tests", "SEM-P-ARN").tests["SEM-P-ARN"]
+    assert arn["status"] == "ok" and any("SCHED_OTHER" in n for n in arn["notes"])

@@ -4,7 +4,6 @@ optional deadline verdicts and CSV exports of every table."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -12,13 +11,15 @@ from rtgauge.cli.common import add_deadline, parse_duration_ns, parse_rate
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
 from rtgauge.report.export import export_tables
-from rtgauge.report.html import html_text, markdown_text, write_text
+from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.html import write_text
+from rtgauge.report.run_report import run_report
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("report", help="render a stored run")
     p.add_argument("bundle", type=Path, help="a bundle (.json) or a probe stream (.jsonl)")
-    p.add_argument("--format", choices=("html", "md", "json"), default="html")
+    p.add_argument("--format", choices=sorted(EXPORTERS), default="html")
     p.add_argument(
         "--out", type=Path, help="output file (default: beside the bundle; - for stdout)"
     )
@@ -31,20 +32,14 @@ def execute(args: argparse.Namespace) -> int:
     bundle = load_bundle(args.bundle)
     deadline = parse_duration_ns(args.deadline) if args.deadline else None
     rate = parse_rate(args.miss_rate)
-    if args.format == "json":
-        text = json.dumps(bundle.to_json(), indent=1)
-    elif args.format == "md":
-        text = markdown_text(bundle, deadline, rate)
-    else:
-        text = html_text(bundle, deadline, rate)
+    exporter = EXPORTERS[args.format]
+    text = exporter.render(run_report(bundle, deadline, rate))
     if args.csv:
         export_tables(bundle, args.csv, deadline, rate)
     if args.out and str(args.out) == "-":
         sys.stdout.write(text)
         return 0
-    out = args.out or args.bundle.with_suffix(
-        f".{args.format}" if args.format != "json" else ".out.json"
-    )
+    out = args.out or args.bundle.with_suffix(exporter.suffix)
     if out.resolve() == args.bundle.resolve():
         raise UsageError(f"refusing to overwrite the bundle {args.bundle}")
     print(write_text(out, text))

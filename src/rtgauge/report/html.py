@@ -1,4 +1,4 @@
-"""The run report as HTML (and the writers behind `rtgauge report`)."""
+"""The run report as HTML, and writing a report to a file."""
 
 from __future__ import annotations
 
@@ -6,21 +6,14 @@ from pathlib import Path
 
 from rtgauge.errors import UsageError
 from rtgauge.model import Bundle
-from rtgauge.report.render_html import render_html
-from rtgauge.report.render_markdown import render_markdown
-from rtgauge.report.run_report import run_blocks
-
-
-def report_title(bundle: Bundle) -> str:
-    return f"rtgauge: {bundle.host} {bundle.system['host']['release']}"
+from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.markdown import markdown_text as markdown_text  # its old home
+from rtgauge.report.run_report import report_title as report_title
+from rtgauge.report.run_report import run_report
 
 
 def html_text(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6) -> str:
-    return render_html(report_title(bundle), run_blocks(bundle, deadline_ns, rate))
-
-
-def markdown_text(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6) -> str:
-    return render_markdown(report_title(bundle), run_blocks(bundle, deadline_ns, rate))
+    return EXPORTERS["html"].render(run_report(bundle, deadline_ns, rate))
 
 
 def write_text(path: Path, text: str) -> Path:

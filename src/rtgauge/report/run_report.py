@@ -20,6 +20,7 @@ from rtgauge.report.document import (
     Pre,
     Table,
 )
+from rtgauge.report.exporters import Report
 from rtgauge.report.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
 
 
@@ -360,3 +361,12 @@ def run_blocks(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1
         Pre(" ".join(bundle.command) or " ".join(s["probe"]["argv"])),
     ]
     return out
+
+
+def report_title(bundle: Bundle) -> str:
+    return f"rtgauge: {bundle.host} {bundle.system['host']['release']}"
+
+
+def run_report(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6) -> Report:
+    """The report of one run, ready for any exporter."""
+    return Report(report_title(bundle), run_blocks(bundle, deadline_ns, rate), [bundle])

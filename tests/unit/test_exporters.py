@@ -1,0 +1,32 @@
+"""Every format comes from one exporter interface over one Report."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rtgauge.model import bundle_from_records
+from rtgauge.report.document import Heading, Para
+from rtgauge.report.exporters import EXPORTERS, Report
+from rtgauge.report.run_report import run_report
+
+
+def test_each_format_renders_the_run_report(sample_records: list[dict[str, Any]]) -> None:
+    bundle = bundle_from_records(sample_records, "x")
+    report = run_report(bundle)
+    assert set(EXPORTERS) == {"html", "md", "json"}
+    html = EXPORTERS["html"].render(report)
+    assert html.startswith("<!DOCTYPE html>") and "<svg" in html
+    md = EXPORTERS["md"].render(report)
+    assert "# rtgauge: vm" in md and "<svg" not in md
+    data = json.loads(EXPORTERS["json"].render(report))
+    assert data["bundle_version"] == 1 and data["tests"] == bundle.tests
+
+
+def test_any_report_kind_gets_every_format(sample_records: list[dict[str, Any]]) -> None:
+    """What a later comparison or rating report relies on: blocks in, text out."""
+    a = bundle_from_records(sample_records, "a")
+    report = Report("two runs", [Heading(1, "Two runs"), Para("a <b> c")], [a, a])
+    assert "a &lt;b&gt; c" in EXPORTERS["html"].render(report)
+    assert "a &lt;b&gt; c" in EXPORTERS["md"].render(report)
+    assert len(json.loads(EXPORTERS["json"].render(report))) == 2

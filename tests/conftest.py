@@ -29,3 +29,30 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Any:
         return code, out.out, out.err
 
     return run
+
+
+@pytest.fixture(scope="session")
+def host_probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The probe the host's end-to-end tests drive: $RTGAUGE_PROBE when set (make
+    test sets it to build/), else one built from this tree into a temporary
+    directory. Skipped, saying why, only when it cannot be built."""
+    import os
+    import shutil
+    import subprocess
+
+    chosen = os.environ.get("RTGAUGE_PROBE")
+    if chosen:
+        return Path(chosen)
+    root = Path(__file__).resolve().parents[1]
+    if not shutil.which("cmake") or not (root / "CMakeLists.txt").is_file():
+        pytest.skip("no probe: cmake or the C sources are missing and RTGAUGE_PROBE is not set")
+    out = tmp_path_factory.mktemp("probe-build")
+    for cmd in (
+        ["cmake", "-S", str(root), "-B", str(out), "-DCMAKE_BUILD_TYPE=Release"],
+        ["cmake", "--build", str(out), "--target", "rtgauge-probe", "-j", str(os.cpu_count() or 2)],
+    ):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+            pytest.skip(f"the probe could not be built: {' / '.join(tail)}")
+    return out / "rtgauge-probe"

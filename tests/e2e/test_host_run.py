@@ -11,15 +11,22 @@ import sys
 import time
 from pathlib import Path
 
-from probe_run import probe_path, validate
+import pytest
+from probe_run import validate
 
 from rtgauge.model import load_bundle
 
 ARGS = ["--quick", "--tests", "CLK-P-RES,TMR-P-LAT", "--opt", "TMR-P-LAT.duration_ms=300"]
 
 
+@pytest.fixture(autouse=True)
+def _probe(host_probe: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every rtgauge started here finds the probe under test through the environment."""
+    monkeypatch.setenv("RTGAUGE_PROBE", str(host_probe))
+
+
 def rtgauge(*argv: str, **kw: object) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "RTGAUGE_PROBE": str(probe_path())}
+    env = dict(os.environ)
     return subprocess.run(
         [sys.executable, "-m", "rtgauge.cli.main", *argv],
         capture_output=True,
@@ -56,7 +63,7 @@ def test_bad_probe_arguments_are_relayed_and_nothing_is_stored(tmp_path: Path) -
 
 
 def _start(tmp_path: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "RTGAUGE_PROBE": str(probe_path())}
+    env = dict(os.environ)
     return subprocess.Popen(
         [
             sys.executable,
@@ -131,7 +138,7 @@ def test_killed_host_leaves_the_partial_records(tmp_path: Path) -> None:
     # The orphaned probe sees its output pipe closed and stops with its test.
     for _ in range(100):
         left = subprocess.run(
-            ["pgrep", "-f", f"{probe_path()} --quick --tests CLK-P-RES,TMR-P-LAT"],
+            ["pgrep", "-f", f"{os.environ['RTGAUGE_PROBE']} --quick --tests CLK-P-RES,TMR-P-LAT"],
             capture_output=True,
             text=True,
         ).stdout.split()

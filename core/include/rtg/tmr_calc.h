@@ -37,4 +37,22 @@ uint64_t rtg_sus_next_period(uint64_t period_ns, uint64_t min_ns);
  * later than one period after its expiry and no overrun says so. */
 uint64_t rtg_sus_misses(uint64_t expirations, uint64_t late_ns, uint64_t period_ns);
 
+
+
+/* ---- CLK-P-DUR: the periodic (tick) component among the gaps ---- */
+/* at[0..n): gap times in ns, increasing. The period in [min_p, max_p] that
+ * most gap pairs are apart (separations binned bin_ns wide, a bin and its
+ * neighbours summed); of the peaks at least 60 % of the highest, the
+ * shortest (the fundamental, not a multiple). 0 when no peak stands at
+ * least 4 times above the median bin (no periodic component). */
+struct rtg_tick_peak {
+    uint64_t peak;       /* pairs in the highest (smoothed) bin */
+    uint64_t peak_at_ns; /* where it is */
+    uint64_t median;     /* pairs in the median bin: the background */
+};
+uint64_t rtg_tick_period(const uint64_t *at, size_t n, uint64_t min_p, uint64_t max_p,
+                         uint64_t bin_ns, struct rtg_tick_peak *why);
+/* Marks the gaps that have another gap period ± tol before or after them
+ * (is_tick[i]); returns how many. */
+size_t rtg_tick_mark(const uint64_t *at, size_t n, uint64_t period, uint64_t tol, bool *is_tick);
 #endif

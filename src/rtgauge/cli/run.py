@@ -82,8 +82,10 @@ class Stream:
         stop: Callable[[], None],
         target: Record,
         outcome: Callable[[], tuple[int | None, str | None]],
+        probe: str = "rtgauge-probe",  # as the bundle's command names it
     ) -> None:
         self.lines, self.stop, self.target, self.outcome = lines, stop, target, outcome
+        self.probe = probe
 
 
 def open_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:
@@ -99,6 +101,7 @@ def open_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:
             lr.interrupt,
             {"kind": "local"},
             lambda: (lr.exit_code, lr.stderr[-1] if lr.stderr else None),
+            str(probe),
         )
     if args.target == "qemu":
         return _qemu_stream(args, pargs)
@@ -165,7 +168,7 @@ def perform(args: argparse.Namespace) -> tuple[int, Path]:
     """Runs, stores and reports; returns the exit code and the bundle."""
     pargs = probe_args(args)
     stream = open_stream(args, pargs)
-    writer = RunWriter(args.results_dir, ["rtgauge-probe", *pargs], stream.target)
+    writer = RunWriter(args.results_dir, [stream.probe, *pargs], stream.target)
     progress = Progress(sys.stderr)
     stopped: list[int] = []
 

@@ -1,0 +1,129 @@
+/* The pure helpers of the TMR / CLK-P-DUR / IRQ tests, on hand-made data. */
+#include <stdlib.h>
+
+#include "rtg/tmr_calc.h"
+#include "rtg/tmr_wake.h"
+#include "unit.h"
+
+static void windows(void)
+{
+    uint64_t buf[4];
+    struct rtg_win_series s;
+    rtg_win_init(&s, buf, 4, 100);
+    CHECK_EQ_U(buf[0], RTG_WIN_EMPTY);
+    rtg_win_add(&s, 0, 5);
+    rtg_win_add(&s, 99, 7);  /* same window: the maximum stays */
+    rtg_win_add(&s, 50, 3);
+    rtg_win_add(&s, 100, 1); /* the next window */
+    rtg_win_add(&s, 399, 9);
+    rtg_win_add(&s, 400, 9); /* past the end: counted as dropped */
+    CHECK_EQ_U(buf[0], 7);
+    CHECK_EQ_U(buf[1], 1);
+    CHECK_EQ_U(buf[2], RTG_WIN_EMPTY); /* no sample: stays empty */
+    CHECK_EQ_U(buf[3], 9);
+    CHECK_EQ_U(s.dropped, 1);
+    rtg_win_add(&s, 0, RTG_WIN_EMPTY); /* the sentinel is never a value */
+    CHECK(buf[0] != RTG_WIN_EMPTY);
+}
+
+static void gaps(void)
+{
+    CHECK(rtg_gap_classify(999, 1000, 30000000) == RTG_GAP_NONE);
+    CHECK(rtg_gap_classify(1000, 1000, 30000000) == RTG_GAP_KERNEL);
+    CHECK(rtg_gap_classify(29999999, 1000, 30000000) == RTG_GAP_KERNEL);
+    CHECK(rtg_gap_classify(50000000, 1000, 30000000) == RTG_GAP_THROTTLE);
+    CHECK(rtg_gap_classify(50000000, 1000, 0) == RTG_GAP_KERNEL); /* no throttle class */
+    uint64_t v[] = {9, 1, 5};
+    CHECK_EQ_U(rtg_median_u64(v, 3), 5);
+    uint64_t w[] = {4, 2};
+    CHECK_EQ_U(rtg_median_u64(w, 2), 3);
+    CHECK_EQ_U(rtg_median_u64(w, 0), 0);
+}
+
+/* A 4 ms tick among pseudo-random noise: the period is found, and the
+ * noise alone (must fail) yields none. */
+static void tick(void)
+{
+    enum { N = 3000 };
+    uint64_t *at = malloc(N * sizeof *at);
+    bool *mark = malloc(N * sizeof *mark);
+    size_t n = 0;
+    uint64_t x = 12345;
+    for (uint64_t t = 0; t < 1000000000ull && n < N; t += 4000000) {
+        at[n++] = t + (t % 3) * 1000; /* the tick, 0-2 us of jitter */
+        for (int k = 0; k < 2 && n < N; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            at[n++] = t + 5000 + (x >> 33) % 3990000; /* noise within the period */
+        }
+    }
+    /* increasing order within each period: the tick comes first; sort */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && at[j - 1] > at[j]; j--) {
+            uint64_t tmp = at[j];
+            at[j] = at[j - 1];
+            at[j - 1] = tmp;
+        }
+    struct rtg_tick_peak why;
+    uint64_t p = rtg_tick_period(at, n, 900000, 10500000, 20000, &why);
+    CHECK(p > 3960000 && p < 4040000);
+    CHECK(why.peak > 4 * why.median);
+    size_t ticks = rtg_tick_mark(at, n, p, 10000, mark);
+    CHECK(ticks >= 250 && ticks < 300); /* ~250 ticks, a few noise gaps by chance */
+
+    /* noise only: no period */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (at[i] % 4000000 > 3000) /* drop the ticks */
+            at[m++] = at[i];
+    p = rtg_tick_period(at, m, 900000, 10500000, 20000, &why);
+    CHECK_EQ_U(p, 0);
+    CHECK_EQ_U(rtg_tick_mark(at, m, 0, 10000, mark), 0);
+
+    /* a 1 ms tick: the fundamental, not its multiples */
+    for (size_t i = 0; i < 500; i++)
+        at[i] = i * 1000000;
+    p = rtg_tick_period(at, 500, 900000, 10500000, 20000, NULL);
+    CHECK(p >= 990000 && p <= 1010000); /* within half a bin */
+    CHECK_EQ_U(rtg_tick_period(at, 2, 900000, 10500000, 20000, NULL), 0); /* too few */
+    free(at);
+    free(mark);
+}
+
+static void sus(void)
+{
+    uint64_t p = 1000000, seen[16];
+    size_t n = 0;
+    while (p && n < 16) {
+        seen[n++] = p;
+        p = rtg_sus_next_period(p, 1000);
+    }
+    uint64_t want[] = {1000000, 500000, 200000, 100000, 50000, 20000, 10000, 5000, 2000, 1000};
+    CHECK_EQ_U(n, 10);
+    for (size_t i = 0; i < 10 && i < n; i++)
+        CHECK_EQ_U(seen[i], want[i]);
+    CHECK_EQ_U(rtg_sus_next_period(1000, 1000), 0);
+    /* misses: overrun counts, a late wake-up without overrun counts once */
+    CHECK_EQ_U(rtg_sus_misses(1, 10, 1000), 0);
+    CHECK_EQ_U(rtg_sus_misses(1, 1000, 1000), 0);
+    CHECK_EQ_U(rtg_sus_misses(1, 1001, 1000), 1);
+    CHECK_EQ_U(rtg_sus_misses(3, 0, 1000), 2);
+}
+
+static void variants(void)
+{
+    CHECK_EQ_U(rtg_wake_parse("clock_nanosleep"), RTG_WAKE_CLOCK_NANOSLEEP);
+    CHECK_EQ_U(rtg_wake_parse("poll"), RTG_WAKE_POLL);
+    CHECK(rtg_wake_parse("epoll") == -1);
+    for (int v = 0; v < RTG_WAKE_VARIANTS; v++)
+        CHECK_EQ_U(rtg_wake_parse(rtg_wake_name((enum rtg_wake_variant)v)), v);
+}
+
+int main(void)
+{
+    windows();
+    gaps();
+    tick();
+    sus();
+    variants();
+    return unit_report("tmr_calc");
+}

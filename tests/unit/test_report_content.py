@@ -105,3 +105,10 @@ def test_markdown_links_and_code_from_the_target_are_inert(
     md = markdown_text(_bundle(sample_records, evil))
     assert "[click](" not in md and "![img](" not in md and "**b**" not in md
     assert "\\[click\\]" in md and "\\| cell" in md
+
+
+def test_report_summary_table_is_worst_first(sample_records: list[dict[str, Any]]) -> None:
+    md = markdown_text(_bundle(sample_records))
+    start = md.index("## Summary")
+    rows = [ln for ln in md[start:].splitlines()[3:6]]
+    assert [r.split("|")[1].strip() for r in rows] == ["TMR-P-LAT", "CLK-P-RES", "SEM-B-LCK"]

@@ -22,6 +22,7 @@ from rtgauge.report.document import (
 )
 from rtgauge.report.exporters import Report
 from rtgauge.report.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
+from rtgauge.report.summary import order_tests
 
 
 def _yes(v: Any) -> str:
@@ -303,8 +304,12 @@ def not_run_blocks(bundle: Bundle) -> list[Block]:
 
 
 def summary_table(bundle: Bundle) -> Table:
+    """One row per test, in the terminal summary's order: worst case first."""
+    views = bundle.test_views()
+    position = {id(v): i for i, v in enumerate(views)}
+    ordered = [bundle.tests[position[id(v)]] for v in order_tests(views)]
     rows = []
-    for t in bundle.tests:
+    for t in ordered:
         worst = max(t["metrics"], key=worst_value, default=None)
         kind = {"pass": "pass", "ok": "", "fail": "fail", "error": "fail"}.get(t["status"], "muted")
         rows.append(

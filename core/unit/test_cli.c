@@ -30,6 +30,10 @@ int main(void)
     CHECK(cfg.n_cpus >= 1);
 
     CHECK_EQ_U(parse("--tests", "TMR-*", NULL), 0);
+    CHECK(cfg.n_selected >= 1);
+    for (size_t i = 0; i < cfg.n_selected; i++)
+        CHECK(strncmp(rtg_registry[cfg.selected[i]]->id, "TMR-", 4) == 0);
+    CHECK_EQ_U(parse("--tests", "TMR-P-LAT", NULL), 0);
     CHECK_EQ_U(cfg.n_selected, 1);
     CHECK_STR(rtg_registry[cfg.selected[0]]->id, "TMR-P-LAT");
     /* Order follows the registry, duplicates collapse. */

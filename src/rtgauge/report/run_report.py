@@ -152,30 +152,36 @@ def metric_table(metrics: list[Record]) -> Table:
 
 
 def sweep_charts(test: Record) -> list[Block]:
-    """Where a parameter varies (threads, waiters, size): cost against it."""
-    groups: dict[tuple[str, str], list[tuple[float, Record]]] = defaultdict(list)
+    """Where a parameter varies (threads, waiters, size): cost against it.
+
+    Metrics sharing a name stem form a group; the x axis is the numeric
+    parameter that takes the most distinct values in the group."""
+    stems: dict[str, list[Record]] = defaultdict(list)
     for m in test["metrics"]:
-        params = m.get("params") or {}
-        numeric = [
-            (k, v)
-            for k, v in params.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)
-        ]
-        if len(numeric) == 1 and m["count"]:
-            stem = m["name"].rsplit(".", 1)[0]
-            groups[(stem, numeric[0][0])].append((float(numeric[0][1]), m))
+        if m["count"] and any(_numeric(v) for v in (m.get("params") or {}).values()):
+            stems[m["name"].rsplit(".", 1)[0]].append(m)
     out: list[Block] = []
-    for (stem, key), pts in sorted(groups.items()):
-        if len(pts) < 3:
+    for stem, ms in sorted(stems.items()):
+        keys = {k for m in ms for k, v in (m.get("params") or {}).items() if _numeric(v)}
+        best = max(sorted(keys), key=lambda k: len({m["params"].get(k) for m in ms}), default=None)
+        pts = [
+            (float(m["params"][best]), m) for m in ms if best and _numeric(m["params"].get(best))
+        ]
+        if best is None or len({x for x, _ in pts}) < 3:
             continue
+        pts.sort(key=lambda p: p[0])
         series = {
             label: [(x, float(m[field])) for x, m in pts if m.get(field)]
             for label, field in (("max", "max"), ("p99", "p99"), ("mean", "mean"))
         }
-        svg = plots.line_chart_svg(f"{stem} against {key}", key, series)
+        svg = plots.line_chart_svg(f"{stem} against {best}", best, series)
         if svg:
-            out.append(Chart(svg, f"{stem}: max, p99 and mean against {key}"))
+            out.append(Chart(svg, f"{stem}: max, p99 and mean against {best}"))
     return out
+
+
+def _numeric(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def histograms(test: Record, limit: int = 3) -> list[Block]:

@@ -4,11 +4,14 @@ did not run, verdict evidence; and that no target string becomes markup."""
 from __future__ import annotations
 
 import copy
+import csv
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rtgauge.model import Bundle, bundle_from_records
+from rtgauge.report.export import export_tables
 from rtgauge.report.html import html_text, markdown_text
 from rtgauge.report.run_report import trust_warnings
 
@@ -112,3 +115,16 @@ def test_report_summary_table_is_worst_first(sample_records: list[dict[str, Any]
     start = md.index("## Summary")
     rows = [ln for ln in md[start:].splitlines() if ln.startswith("| ")][1:4]  # after headers
     assert [r.split("|")[1].strip() for r in rows] == ["TMR-P-LAT", "CLK-P-RES", "SEM-B-LCK"]
+
+
+def test_csv_cells_from_the_target_cannot_be_formulas(
+    sample_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    def evil(recs: list[dict[str, Any]]) -> None:
+        recs[3]["verdicts"][0]["observed"] = '=HYPERLINK("http://evil","x")'
+
+    export_tables(_bundle(sample_records, evil), tmp_path, None, 1e-6)
+    rows = list(csv.reader((tmp_path / "behaviour-verdicts.csv").open(encoding="utf-8")))
+    cells = [c for r in rows for c in r]
+    assert '\'=HYPERLINK("http://evil","x")' in cells
+    assert not any(c.startswith("=") for c in cells)

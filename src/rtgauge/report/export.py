@@ -17,6 +17,18 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "table"
 
 
+_NUMBER = re.compile(r"^[-+]?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?$")
+
+
+def csv_safe(text: str) -> str:
+    """A spreadsheet runs a cell starting with = + - @ (or a tab/CR) as a formula:
+    a target's string must stay text, so such a cell gets a leading quote.
+    Numbers, negative ones included, stay numbers."""
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.match(text):
+        return "'" + text
+    return text
+
+
 def tables_of(blocks: list[Block]) -> list[tuple[str, Table]]:
     out: list[tuple[str, Table]] = []
     heading = "report"
@@ -43,8 +55,8 @@ def write_tables(blocks: list[Block], folder: Path) -> list[Path]:
             rows = [[c.text for c in r] for r in table.rows]
             with (folder / f"{name}.csv").open("w", newline="", encoding="utf-8") as fh:
                 w = csv.writer(fh)
-                w.writerow(table.headers)
-                w.writerows(rows)
+                w.writerow([csv_safe(h) for h in table.headers])
+                w.writerows([[csv_safe(c) for c in r] for r in rows])
             (folder / f"{name}.json").write_text(
                 json.dumps({"title": heading, "headers": table.headers, "rows": rows}, indent=1)
             )

@@ -44,6 +44,28 @@ class RunWriter:
         self.bundle: Bundle | None = None
         self.partial: Path | None = None
         self._fh: IO[str] | None = None
+        self._rejected: list[str] = []  # lines that were not valid records
+
+    @property
+    def rejected_path(self) -> Path | None:
+        return self.partial.with_name(f"{self.stamp}.rejected.txt") if self.partial else None
+
+    def reject(self, line: str) -> None:
+        """Keeps a line that is not a valid record, verbatim, beside the run:
+        nothing the target sent is dropped, even when it cannot be used."""
+        self._rejected.append(line)
+        self._write_rejected()
+
+    def _write_rejected(self) -> None:
+        path = self.rejected_path
+        if path is None or not self._rejected:
+            return  # before the system record there is no folder yet
+        try:
+            with path.open("a", encoding="utf-8") as fh:
+                fh.writelines(line + "\n" for line in self._rejected)
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
+        self._rejected.clear()
 
     def add(self, record: Record) -> None:
         try:
@@ -68,6 +90,7 @@ class RunWriter:
         folder.mkdir(parents=True, exist_ok=True)
         self.partial = folder / f"{self.stamp}.partial.jsonl"
         self._fh = self.partial.open("w", encoding="utf-8")
+        self._write_rejected()
         self.bundle = Bundle(
             system=system, command=self.command, created_at=self.created_at, target=self.target
         )

@@ -14,6 +14,7 @@ from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.model import Record, parse_line
 from rtgauge.probe import find_probe, repo_root, static_probe
+from rtgauge.report.fmt import term
 from rtgauge.report.progress import Progress
 from rtgauge.report.summary import summary_text
 from rtgauge.store import RunWriter
@@ -184,7 +185,8 @@ def perform(args: argparse.Namespace) -> tuple[int, Path]:
                 record = parse_line(line, "probe output")
             except UsageError as exc:
                 bad_lines += 1
-                print(f"rtgauge: warning: {exc}", file=sys.stderr)
+                writer.reject(line)
+                print(f"rtgauge: warning: {term(str(exc))}", file=sys.stderr)
                 continue
             writer.add(record)
             progress.update(record)
@@ -202,8 +204,13 @@ def perform(args: argparse.Namespace) -> tuple[int, Path]:
     assert bundle is not None
     print(summary_text(bundle))
     print(f"\nstored: {path}")
+    if writer.rejected_path and writer.rejected_path.exists():
+        print(
+            f"rtgauge: warning: {bad_lines} invalid lines kept in {writer.rejected_path}",
+            file=sys.stderr,
+        )
     if message:
-        print(f"rtgauge: target: {message}", file=sys.stderr)
+        print(f"rtgauge: target: {term(message)}", file=sys.stderr)
     if not args.no_report:
         from rtgauge.report.html import write_html
 

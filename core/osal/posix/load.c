@@ -318,6 +318,54 @@ bool rtg_load_tool_present(enum rtg_load_tool tool)
     return false;
 }
 
+static void remove_tree(const char *path, int depth);
+
+/* A scratch directory outlives a SIGKILL of the whole probe unless someone
+ * else removes it: a janitor process in its own session (so a kill of the
+ * probe's process group misses it) waits for the write end of a pipe that
+ * only the test side holds; at EOF (normal end, crash or kill alike) it
+ * removes the directory and exits. */
+#define SCRATCH_MAX 4
+static struct {
+    char path[4096];
+    int fd;
+} scratch[SCRATCH_MAX];
+
+static void janitor(int rfd, const char *path)
+{
+    setsid();
+    for (int fd = 0; fd < 1024; fd++)
+        if (fd != rfd)
+            close(fd);
+    char c;
+    while (read(rfd, &c, 1) != 0) /* EOF: every holder of the write end is gone */
+        if (errno != EINTR)
+            break;
+    remove_tree(path, 0);
+    _exit(0);
+}
+
+static void start_janitor(const char *path)
+{
+    int fds[2];
+    size_t slot = 0;
+    while (slot < SCRATCH_MAX && scratch[slot].path[0])
+        slot++;
+    if (slot == SCRATCH_MAX || pipe2(fds, O_CLOEXEC))
+        return; /* no janitor: a SIGKILL may leave the directory behind */
+    pid_t mid = fork();
+    if (mid == 0) {
+        if (fork() == 0) /* the janitor, re-parented to init at once */
+            janitor(fds[0], path);
+        _exit(0);
+    }
+    close(fds[0]);
+    if (mid > 0)
+        waitpid(mid, NULL, 0);
+    snprintf(scratch[slot].path, sizeof scratch[slot].path, "%s", path);
+    scratch[slot].fd = fds[1];
+}
+
 int rtg_scratch_create(char *path, size_t n)
 {
     const char *tmp = getenv("TMPDIR");
@@ -325,7 +373,10 @@ int rtg_scratch_create(char *path, size_t n)
         tmp = "/tmp";
     if ((size_t)snprintf(path, n, "%s/rtgauge-load.XXXXXX", tmp) >= n)
         return ENAMETOOLONG;
-    return mkdtemp(path) ? 0 : errno;
+    if (!mkdtemp(path))
+        return errno;
+    start_janitor(path);
+    return 0;
 }
 
 static void remove_tree(const char *path, int depth)
@@ -352,5 +403,10 @@ static void remove_tree(const char *path, int depth)
 int rtg_scratch_remove(const char *path)
 {
     remove_tree(path, 0);
+    for (size_t i = 0; i < SCRATCH_MAX; i++)
+        if (scratch[i].path[0] && strcmp(scratch[i].path, path) == 0) {
+            close(scratch[i].fd); /* the janitor finds nothing left and exits */
+            scratch[i].path[0] = '\0';
+        }
     return access(path, F_OK) == 0 ? EBUSY : 0;
 }

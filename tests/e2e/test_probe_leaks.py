@@ -1,0 +1,60 @@
+"""Nothing leaks between runs: no named semaphore or message queue, no
+System V object, no temporary file, no process left after a normal run, a
+test in error, or a kill of the whole probe."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from probe_run import probe_path
+
+
+def snapshot() -> dict[str, set[str]]:
+    ipcs = subprocess.run(["ipcs"], capture_output=True, text=True).stdout
+    tmp = Path(tempfile.gettempdir())
+    return {
+        "shm": set(os.listdir("/dev/shm")),
+        "mqueue": set(os.listdir("/dev/mqueue")) if os.path.isdir("/dev/mqueue") else set(),
+        "sysv": {line.split()[1] for line in ipcs.splitlines() if line.startswith("0x")},
+        "tmp": {p.name for p in tmp.iterdir() if "rtg" in p.name.lower()},
+        "procs": set(
+            subprocess.run(
+                ["pgrep", "-f", str(probe_path())], capture_output=True, text=True
+            ).stdout.split()
+        ),
+    }
+
+
+def assert_same(before: dict[str, set[str]], after: dict[str, set[str]]) -> None:
+    grown = {k: sorted(after[k] - before[k]) for k in before if after[k] - before[k]}
+    assert grown == {}, f"left behind: {grown}"
+
+
+def test_normal_run_and_errors_leave_nothing() -> None:
+    before = snapshot()
+    proc = subprocess.run([str(probe_path()), "--quick"], capture_output=True, timeout=600)
+    assert proc.returncode in (0, 1, 3)
+    assert_same(before, snapshot())
+
+
+def test_killed_run_leaves_nothing() -> None:
+    before = snapshot()
+    # Inside TMR-P-LOAD's file I/O phase (idle, cpu, memory, fileio: 1 s
+    # each with --quick), then at two points of a whole run.
+    for tests, delay in (("TMR-P-LOAD", 3.5), ("*", 6.0), ("*", 12.0)):
+        proc = subprocess.Popen(
+            [str(probe_path()), "--quick", "--tests", tests],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGKILL)  # the probe, its test and its loads at once
+        proc.wait(timeout=30)
+        time.sleep(0.5)
+    assert_same(before, snapshot())

@@ -14,7 +14,7 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin-top:32px;border-bottom
 h3{font-size:16px;margin-top:22px}
 table{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f6f8fa}td.n{text-align:right}
+th{background:#f6f8fa}td.n{text-align:right}td:first-child{white-space:nowrap}
 .warn{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px}
 .note{color:#57606a}.lead{font-size:15px}
 .better{background:#dafbe1;font-weight:600}.worse{color:#57606a}
@@ -49,7 +49,8 @@ def _block(b: Block) -> str:
         head = "".join(f"<th>{escape(h)}</th>" for h in b.headers)
         rows = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in b.rows)
         cap = f"<caption>{escape(b.caption)}</caption>" if b.caption else ""
-        return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        thead = f"<thead><tr>{head}</tr></thead>" if any(b.headers) else ""  # key/value tables
+        return f"<table>{cap}{thead}<tbody>{rows}</tbody></table>"
     if isinstance(b, Chart):
         cap = f"<figcaption>{escape(b.caption)}</figcaption>" if b.caption else ""
         return f'<figure class="chart">{b.svg}{cap}</figure>'  # svg built with escaped text

@@ -304,6 +304,39 @@ class Bundle:
     def test_views(self) -> list[TestRecord]:
         return [TestRecord.from_dict(t, f"tests[{i}]") for i, t in enumerate(self.tests)]
 
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "bundle") -> Bundle:
+        """A stored bundle, every record checked; any fault is one UsageError line."""
+        if not isinstance(data, dict):
+            raise UsageError(f"{where}: a bundle must be a JSON object")
+        if data.get("bundle_version") != BUNDLE_VERSION:
+            raise UsageError(f"{where}: unsupported bundle_version {data.get('bundle_version')!r}")
+        for key, kind in (("tests", list), ("command", list), ("target", dict)):
+            if not isinstance(data.get(key), kind):
+                raise UsageError(f"{where}: '{key}' must be a {kind.__name__}")
+        if "system" not in data:
+            raise UsageError(f"{where}: the system record is missing")
+        system = check_record(data["system"], f"{where}: system")
+        if system["record"] != "system":
+            raise UsageError(f"{where}: system is not a system record")
+        tests = [check_record(t, f"{where}: tests[{i}]") for i, t in enumerate(data["tests"])]
+        for i, t in enumerate(tests):
+            if t["record"] != "test":
+                raise UsageError(f"{where}: tests[{i}] is not a test record")
+        end = data.get("end")
+        if end is not None:
+            end = check_record(end, f"{where}: end")
+            if end["record"] != "end":
+                raise UsageError(f"{where}: end is not an end record")
+        return cls(
+            system=system,
+            tests=tests,
+            end=end,
+            command=[str(c) for c in data["command"]],
+            created_at=str(data.get("created_at", "")),
+            target=data["target"],
+        )
+
     def to_json(self) -> Record:
         return {
             "bundle_version": BUNDLE_VERSION,
@@ -363,38 +396,10 @@ def load_bundle(path: Path) -> Bundle:
 
 
 def _load_bundle_json(text: str, path: Path) -> Bundle:
-    where = str(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{where}: not JSON ({exc.msg} at line {exc.lineno})") from exc
-    if not isinstance(data, dict):
-        raise UsageError(f"{where}: a bundle must be a JSON object")
-    if data.get("bundle_version") != BUNDLE_VERSION:
-        raise UsageError(f"{where}: unsupported bundle_version {data.get('bundle_version')!r}")
-    for key, kind in (("tests", list), ("command", list), ("target", dict)):
-        if not isinstance(data.get(key), kind):
-            raise UsageError(f"{where}: '{key}' must be a {kind.__name__}")
-    if "system" not in data:
-        raise UsageError(f"{where}: the system record is missing")
-    system = check_record(data["system"], f"{where}: system")
-    tests = [check_record(t, f"{where}: tests[{i}]") for i, t in enumerate(data["tests"])]
-    end = data.get("end")
-    if end is not None:
-        end = check_record(end, f"{where}: end")
-        if end["record"] != "end":
-            raise UsageError(f"{where}: end is not an end record")
-    if system["record"] != "system":
-        raise UsageError(f"{where}: system is not a system record")
-    for i, t in enumerate(tests):
-        if t["record"] != "test":
-            raise UsageError(f"{where}: tests[{i}] is not a test record")
-    return Bundle(
-        system=system,
-        tests=tests,
-        end=end,
-        command=[str(c) for c in data["command"]],
-        created_at=str(data.get("created_at", "")),
-        target=data["target"],
-        path=path,
-    )
+        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
+    bundle = Bundle.from_dict(data, str(path))
+    bundle.path = path
+    return bundle

@@ -56,3 +56,13 @@ def test_from_dict_gives_one_clear_line(
 def test_system_from_a_test_record_is_refused(sample_records: list[dict[str, Any]]) -> None:
     with pytest.raises(UsageError, match="expected the system record"):
         System.from_dict(sample_records[1])
+
+
+def test_bundle_round_trips_through_from_dict(sample_records: list[dict[str, Any]]) -> None:
+    from rtgauge.model import Bundle
+
+    b = bundle_from_records(sample_records, "x")
+    again = Bundle.from_dict(b.to_json(), "copy")
+    assert again.to_json() == b.to_json() and again.complete
+    with pytest.raises(UsageError, match="copy: tests\\[0\\] is not a test record"):
+        Bundle.from_dict(b.to_json() | {"tests": [sample_records[-1]]}, "copy")

@@ -1,0 +1,51 @@
+/* Processes for PRC-P-NEW: creation by fork, vfork + exec, posix_spawn and
+ * (Linux) clone, deletion by kill + reap, and memory shared with a child.
+ *
+ * An OSAL topic (see osal.h): the POSIX implementation is
+ * core/osal/posix/proc.c. Calls return 0 or an errno value. Process ids
+ * are plain ints here so the header needs no port type. Every child made
+ * here is SIGKILLed when the thread that made it exits (Linux), so a
+ * killed probe leaves none behind (an exec'd helper keeps that setting only
+ * where the exec path lets the child set it: fork, vfork). */
+#ifndef RTG_OSAL_PROC_H
+#define RTG_OSAL_PROC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The child's side of a fork or clone: it stamps *first with
+ * rtg_clock_ticks() as its very first action, then blocks until killed
+ * (block != 0) or exits at once after stamping *last (block == 0). */
+struct rtg_proc_child {
+    volatile uint64_t first; /* clock ticks at the child's first instruction */
+    volatile uint64_t last;  /* clock ticks just before _exit */
+    int block;
+};
+
+/* Memory shared between this process and its children (MAP_SHARED). */
+void *rtg_proc_shared_alloc(size_t size);
+void rtg_proc_shared_free(void *p, size_t size);
+
+/* fork(): the child runs the body above on c (which must be shared memory). */
+int rtg_proc_fork(int *pid, struct rtg_proc_child *c);
+/* Linux clone() with the lightest flags that still make a process:
+ * CLONE_VM | SIGCHLD (address space shared, so no page tables to copy;
+ * own file table, fs info, signal handlers and thread group). The child
+ * runs on stack[0..stack_size). ENOTSUP where there is no clone. */
+int rtg_proc_clone(int *pid, struct rtg_proc_child *c, void *stack, size_t stack_size);
+/* vfork() then execv(path, argv) in the child; returns once the child has
+ * exec'd (the parent is suspended until then). ENOEXEC-like errors of the
+ * exec come back as the child's exit status 127. */
+int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[]);
+/* posix_spawn(path, argv), no file actions, default attributes. */
+int rtg_proc_spawn(int *pid, const char *path, char *const argv[]);
+
+/* SIGKILL. */
+int rtg_proc_kill(int pid);
+/* Blocks until the child has ended and is reaped; *status: its exit code,
+ * or 128 + signal. */
+int rtg_proc_reap(int pid, int *status);
+/* Whether path names an executable regular file. */
+bool rtg_proc_executable(const char *path);
+
+#endif

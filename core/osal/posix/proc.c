@@ -1,0 +1,131 @@
+/* Processes for PRC-P-NEW (see rtg/osal_proc.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "rtg/clock.h"
+#include "rtg/osal_proc.h"
+
+extern char **environ;
+
+void *rtg_proc_shared_alloc(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void rtg_proc_shared_free(void *p, size_t size)
+{
+    if (p)
+        munmap(p, size);
+}
+
+/* The child's body: stamp first, then block forever or exit. Only
+ * async-signal-safe calls (it may share the parent's memory: clone). */
+static int child_body(void *arg)
+{
+    struct rtg_proc_child *c = arg;
+    c->first = rtg_clock_ticks();
+    if (!c->block) {
+        c->last = rtg_clock_ticks();
+        _exit(0);
+    }
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    for (;;)
+        poll(NULL, 0, -1);
+    return 0;
+}
+
+int rtg_proc_fork(int *pid, struct rtg_proc_child *c)
+{
+    pid_t p = fork();
+    if (p < 0)
+        return errno;
+    if (p == 0)
+        child_body(c);
+    *pid = (int)p;
+    return 0;
+}
+
+int rtg_proc_clone(int *pid, struct rtg_proc_child *c, void *stack, size_t stack_size)
+{
+#ifdef __linux__
+    /* The stack grows down on every architecture the probe targets. */
+    char *top = (char *)stack + stack_size;
+    top = (char *)((uintptr_t)top & ~(uintptr_t)15);
+    int p = clone(child_body, top, CLONE_VM | SIGCHLD, c);
+    if (p < 0)
+        return errno;
+    *pid = p;
+    return 0;
+#else
+    (void)pid;
+    (void)c;
+    (void)stack;
+    (void)stack_size;
+    return ENOTSUP;
+#endif
+}
+
+int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[])
+{
+    pid_t p = vfork();
+    if (p < 0)
+        return errno;
+    if (p == 0) {
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+        execve(path, argv, environ);
+        _exit(127);
+    }
+    *pid = (int)p;
+    return 0;
+}
+
+int rtg_proc_spawn(int *pid, const char *path, char *const argv[])
+{
+    pid_t p;
+    int rc = posix_spawn(&p, path, NULL, NULL, argv, environ);
+    if (rc)
+        return rc;
+    *pid = (int)p;
+    return 0;
+}
+
+int rtg_proc_kill(int pid)
+{
+    return kill((pid_t)pid, SIGKILL) ? errno : 0;
+}
+
+int rtg_proc_reap(int pid, int *status)
+{
+    int st;
+    pid_t r;
+    while ((r = waitpid((pid_t)pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (r < 0)
+        return errno;
+    if (status)
+        *status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+    return 0;
+}
+
+bool rtg_proc_executable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}

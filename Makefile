@@ -11,12 +11,12 @@ RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-static probe-musl probe-aarch64 \
-        probe-armhf probe-cross venv test-c test-asan test-py bench soak lab clean
+        probe-armhf probe-cross venv lint test-c test-asan test-py bench soak lab clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 
-test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-cross venv test-c test-asan fuzz test-py
+test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-cross venv lint test-c test-asan fuzz test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -106,6 +106,12 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -e '.[test]'
 	touch $@
+
+# Python: typed (mypy --strict), linted and formatted (ruff).
+lint: venv
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy src
 
 test-c:
 	cd $(BUILD) && ctest --output-on-failure

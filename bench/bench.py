@@ -35,22 +35,34 @@ def sh(cmd: list[str], timeout: float = 600) -> str:
 
 def rt_tests_pairs(text: str) -> Figures:
     """ptsematest / svsematest / pmqtest / sigwaittest summary lines (µs)."""
-    rows = [tuple(int(x) for x in m.groups()) for m in re.finditer(
-        r"Min\s+(\d+), Cur\s+\d+, Avg\s+(\d+), Max\s+(\d+)", text)]
+    rows = [
+        tuple(int(x) for x in m.groups())
+        for m in re.finditer(r"Min\s+(\d+), Cur\s+\d+, Avg\s+(\d+), Max\s+(\d+)", text)
+    ]
     if not rows:
         raise ValueError("no summary line from the peer")
-    return {"min": min(r[0] for r in rows), "avg": statistics.mean(r[1] for r in rows),
-            "max": max(r[2] for r in rows), "p99": float("nan")}
+    return {
+        "min": min(r[0] for r in rows),
+        "avg": statistics.mean(r[1] for r in rows),
+        "max": max(r[2] for r in rows),
+        "p99": float("nan"),
+    }
 
 
 def cyclictest_out(text: str) -> Figures:
-    rows = [tuple(int(x) for x in m.groups()) for m in re.finditer(
-        r"C:\s*(\d+).*?Min:\s*(\d+).*?Avg:\s*(\d+).*?Max:\s*(\d+)", text)]
+    rows = [
+        tuple(int(x) for x in m.groups())
+        for m in re.finditer(r"C:\s*(\d+).*?Min:\s*(\d+).*?Avg:\s*(\d+).*?Max:\s*(\d+)", text)
+    ]
     if not rows:
         raise ValueError("no summary line from cyclictest")
     n = sum(r[0] for r in rows)
-    return {"min": min(r[1] for r in rows), "avg": sum(r[0] * r[2] for r in rows) / n,
-            "max": max(r[3] for r in rows), "p99": float("nan")}
+    return {
+        "min": min(r[1] for r in rows),
+        "avg": sum(r[0] * r[2] for r in rows) / n,
+        "max": max(r[3] for r in rows),
+        "p99": float("nan"),
+    }
 
 
 def oslat_out(text: str) -> Figures:
@@ -59,8 +71,13 @@ def oslat_out(text: str) -> Figures:
         if not m:
             raise ValueError(f"no {key} from oslat")
         return float(m.group(1))
-    return {"min": grab("Minimum"), "avg": grab("Average"), "max": grab("Maximum"),
-            "p99": float("nan")}
+
+    return {
+        "min": grab("Minimum"),
+        "avg": grab("Average"),
+        "max": grab("Maximum"),
+        "p99": float("nan"),
+    }
 
 
 @dataclass
@@ -75,43 +92,71 @@ class Pair:
 
 
 PAIRS = [
-    Pair("TMR-P-LAT ↔ cyclictest", "TMR-P-LAT", r"timer\.wakeup\.clock_nanosleep\.all$",
-         lambda s: ["--opt", f"TMR-P-LAT.duration_ms={s * 1000}", "--opt", "TMR-P-LAT.period_us=1000"],
-         lambda s: ["cyclictest", "-m", "-p95", "-i1000", "-d0", f"-D{s}", "-q", "-S"],
-         cyclictest_out,
-         "same interval (programmed expiry → clock_gettime after clock_nanosleep returns); "
-         "cyclictest truncates every sample to whole µs, so its min/avg read ≈0.5 µs lower "
-         "than the same latencies in ns."),
-    Pair("CLK-P-DUR ↔ oslat", "CLK-P-DUR", r"clock\.gap\.",
-         lambda s: [],
-         lambda s: ["oslat", "-c", "1", "-D", str(s), "-f", "95", "-q"],
-         oslat_out,
-         "oslat reports every loop iteration (min ≈ the loop cost); CLK-P-DUR only gaps "
-         "above its threshold, so compare max, not min or avg; oslat's max includes RT "
-         "throttling stalls (~50 ms) which CLK-P-DUR reports apart."),
-    Pair("MUT-P-ARC ↔ ptsematest", "MUT-P-ARC", r"mutex\.",
-         lambda s: [],
-         lambda s: ["ptsematest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
-         rt_tests_pairs,
-         "ptsematest times unlock → the waiter returns from lock (one switch, threads on "
-         "one CPU each pair); MUT-P-ARC's release figure is the same hand-over."),
-    Pair("SEM-P-PNG ↔ svsematest", "SEM-P-PNG", r"sem\.",
-         lambda s: [],
-         lambda s: ["svsematest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
-         rt_tests_pairs,
-         "svsematest uses System V semaphores between threads; SEM-P-PNG uses POSIX "
-         "semaphores: the same hand-over, another primitive."),
-    Pair("MSG-P-LAT ↔ pmqtest", "MSG-P-LAT", r"msg\.latency\.mq\.s16$",
-         lambda s: [],
-         lambda s: ["pmqtest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
-         rt_tests_pairs,
-         "both time mq_send → the blocked receiver's mq_receive returns, 16-byte-class "
-         "messages."),
-    Pair("SIG-P-LAT ↔ sigwaittest", "SIG-P-LAT", r"signal\.",
-         lambda s: [],
-         lambda s: ["sigwaittest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
-         rt_tests_pairs,
-         "sigwaittest uses kill() of SIGUSR1; SIG-P-LAT sigqueue() of SIGRTMIN."),
+    Pair(
+        "TMR-P-LAT ↔ cyclictest",
+        "TMR-P-LAT",
+        r"timer\.wakeup\.clock_nanosleep\.all$",
+        lambda s: [
+            "--opt",
+            f"TMR-P-LAT.duration_ms={s * 1000}",
+            "--opt",
+            "TMR-P-LAT.period_us=1000",
+        ],
+        lambda s: ["cyclictest", "-m", "-p95", "-i1000", "-d0", f"-D{s}", "-q", "-S"],
+        cyclictest_out,
+        "same interval (programmed expiry → clock_gettime after clock_nanosleep returns); "
+        "cyclictest truncates every sample to whole µs, so its min/avg read ≈0.5 µs lower "
+        "than the same latencies in ns.",
+    ),
+    Pair(
+        "CLK-P-DUR ↔ oslat",
+        "CLK-P-DUR",
+        r"clock\.gap\.",
+        lambda s: [],
+        lambda s: ["oslat", "-c", "1", "-D", str(s), "-f", "95", "-q"],
+        oslat_out,
+        "oslat reports every loop iteration (min ≈ the loop cost); CLK-P-DUR only gaps "
+        "above its threshold, so compare max, not min or avg; oslat's max includes RT "
+        "throttling stalls (~50 ms) which CLK-P-DUR reports apart.",
+    ),
+    Pair(
+        "MUT-P-ARC ↔ ptsematest",
+        "MUT-P-ARC",
+        r"mutex\.",
+        lambda s: [],
+        lambda s: ["ptsematest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
+        rt_tests_pairs,
+        "ptsematest times unlock → the waiter returns from lock (one switch, threads on "
+        "one CPU each pair); MUT-P-ARC's release figure is the same hand-over.",
+    ),
+    Pair(
+        "SEM-P-PNG ↔ svsematest",
+        "SEM-P-PNG",
+        r"sem\.",
+        lambda s: [],
+        lambda s: ["svsematest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
+        rt_tests_pairs,
+        "svsematest uses System V semaphores between threads; SEM-P-PNG uses POSIX "
+        "semaphores: the same hand-over, another primitive.",
+    ),
+    Pair(
+        "MSG-P-LAT ↔ pmqtest",
+        "MSG-P-LAT",
+        r"msg\.latency\.mq\.s16$",
+        lambda s: [],
+        lambda s: ["pmqtest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
+        rt_tests_pairs,
+        "both time mq_send → the blocked receiver's mq_receive returns, 16-byte-class messages.",
+    ),
+    Pair(
+        "SIG-P-LAT ↔ sigwaittest",
+        "SIG-P-LAT",
+        r"signal\.",
+        lambda s: [],
+        lambda s: ["sigwaittest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
+        rt_tests_pairs,
+        "sigwaittest uses kill() of SIGUSR1; SIG-P-LAT sigqueue() of SIGRTMIN.",
+    ),
 ]
 
 
@@ -129,10 +174,12 @@ def ours(pair: Pair, secs: int) -> Figures:
             if not ms:
                 raise ValueError(f"{pair.test}: no metric matching {pair.metric}")
             n = sum(m["count"] for m in ms)
-            return {"min": min(m["min"] for m in ms) / 1e3,
-                    "avg": sum(m["mean"] * m["count"] for m in ms) / n / 1e3,
-                    "max": max(m["max"] for m in ms) / 1e3,
-                    "p99": max((m["p99"] or 0) for m in ms) / 1e3}
+            return {
+                "min": min(m["min"] for m in ms) / 1e3,
+                "avg": sum(m["mean"] * m["count"] for m in ms) / n / 1e3,
+                "max": max(m["max"] for m in ms) / 1e3,
+                "p99": max((m["p99"] or 0) for m in ms) / 1e3,
+            }
     raise ValueError(f"no {pair.test} record")
 
 
@@ -147,24 +194,39 @@ def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
     for _ in range(repeats):  # A B A B
         runs["peer"].append(pair.parse(sh(pair.peer(secs))))
         runs["rtgauge"].append(ours(pair, secs))
-    lines = [f"### {pair.name}\n", f"{pair.difference}\n",
-             "| run | min µs | avg µs | max µs | p99 µs |", "|---|---|---|---|---|"]
+    lines = [
+        f"### {pair.name}\n",
+        f"{pair.difference}\n",
+        "| run | min µs | avg µs | max µs | p99 µs |",
+        "|---|---|---|---|---|",
+    ]
     for who in ("peer", "rtgauge"):
         for i, f in enumerate(runs[who]):
             label = pair.peer(secs)[0] if who == "peer" else "rtgauge"
-            lines.append(f"| {label} #{i + 1} | {fmt(f['min'])} | {fmt(f['avg'])} | "
-                         f"{fmt(f['max'])} | {fmt(f['p99'])} |")
-    mean = {w: {k: statistics.mean(f[k] for f in runs[w]) for k in ("min", "avg", "max")}
-            for w in runs}
-    spread = {k: max(f[k] for f in runs["peer"]) - min(f[k] for f in runs["peer"])
-              for k in ("min", "avg", "max")}
-    ratio = " · ".join(f"{k} {mean['rtgauge'][k] / mean['peer'][k]:.2f}" if mean["peer"][k]
-                       else f"{k} —" for k in ("min", "avg", "max"))
+            lines.append(
+                f"| {label} #{i + 1} | {fmt(f['min'])} | {fmt(f['avg'])} | "
+                f"{fmt(f['max'])} | {fmt(f['p99'])} |"
+            )
+    mean = {
+        w: {k: statistics.mean(f[k] for f in runs[w]) for k in ("min", "avg", "max")} for w in runs
+    }
+    spread = {
+        k: max(f[k] for f in runs["peer"]) - min(f[k] for f in runs["peer"])
+        for k in ("min", "avg", "max")
+    }
+    ratio = " · ".join(
+        f"{k} {mean['rtgauge'][k] / mean['peer'][k]:.2f}" if mean["peer"][k] else f"{k} —"
+        for k in ("min", "avg", "max")
+    )
     diff = abs(mean["rtgauge"]["avg"] - mean["peer"]["avg"])
     verdict = "within" if diff <= max(spread["avg"], 1.0) else "beyond"
-    lines += ["", f"ratio rtgauge/peer: {ratio}. Peer's own spread over {repeats} runs: "
-              f"avg {spread['avg']:.2f} µs, max {spread['max']:.2f} µs. The avg difference "
-              f"({diff:.2f} µs) is {verdict} the noise (spread, or the peer's 1 µs resolution).", ""]
+    lines += [
+        "",
+        f"ratio rtgauge/peer: {ratio}. Peer's own spread over {repeats} runs: "
+        f"avg {spread['avg']:.2f} µs, max {spread['max']:.2f} µs. The avg difference "
+        f"({diff:.2f} µs) is {verdict} the noise (spread, or the peer's 1 µs resolution).",
+        "",
+    ]
     return lines
 
 
@@ -180,16 +242,21 @@ def clock_floor() -> list[str]:
     res = next(r for r in recs if r.get("id") == "CLK-P-RES")
     floor = sysrec["clock"]["floor_ns"]
     info = res["info"]
-    return ["### The probe's floor against the raw cost of a clock read\n",
-            "| what | ns |", "|---|---|",
-            f"| raw rdtsc (lfence; rdtsc), mean of 10⁶ | {raw['rdtsc_ns']:.1f} |",
-            f"| raw clock_gettime(CLOCK_MONOTONIC), mean of 10⁶ | {raw['clock_gettime_ns']:.1f} |",
-            f"| probe floor: two back-to-back reads, min / mean | {floor['min']} / {floor['mean']:.1f} |",
-            f"| CLK-P-RES read cost: {info['probe_clock']['source']} / monotonic | "
-            f"{info['probe_clock']['read_cost_ns']:.1f} / {info['monotonic']['read_cost_ns']:.1f} |",
-            "", f"floor mean / raw rdtsc = {floor['mean'] / raw['rdtsc_ns']:.2f}: the gap "
-            "between two back-to-back reads is the cost of one read, so 1.0 means the probe "
-            "adds nothing of its own to the floor.", ""]
+    return [
+        "### The probe's floor against the raw cost of a clock read\n",
+        "| what | ns |",
+        "|---|---|",
+        f"| raw rdtsc (lfence; rdtsc), mean of 10⁶ | {raw['rdtsc_ns']:.1f} |",
+        f"| raw clock_gettime(CLOCK_MONOTONIC), mean of 10⁶ | {raw['clock_gettime_ns']:.1f} |",
+        f"| probe floor: two back-to-back reads, min / mean | {floor['min']} / {floor['mean']:.1f} |",
+        f"| CLK-P-RES read cost: {info['probe_clock']['source']} / monotonic | "
+        f"{info['probe_clock']['read_cost_ns']:.1f} / {info['monotonic']['read_cost_ns']:.1f} |",
+        "",
+        f"floor mean / raw rdtsc = {floor['mean'] / raw['rdtsc_ns']:.2f}: the gap "
+        "between two back-to-back reads is the cost of one read, so 1.0 means the probe "
+        "adds nothing of its own to the floor.",
+        "",
+    ]
 
 
 def timed(cmd: list[str]) -> tuple[float, int]:
@@ -201,7 +268,9 @@ def timed(cmd: list[str]) -> tuple[float, int]:
     if not os.path.exists(gnu_time):
         subprocess.run(cmd, capture_output=True, timeout=1800)
         return time.monotonic() - t0, -1
-    proc = subprocess.run([gnu_time, "-f", "%M", *cmd], capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        [gnu_time, "-f", "%M", *cmd], capture_output=True, text=True, timeout=1800
+    )
     return time.monotonic() - t0, int(proc.stderr.strip().splitlines()[-1])
 
 
@@ -214,8 +283,12 @@ def costs(quick_only: bool) -> list[str]:
         lines.append(f"| rtgauge-probe (default run) | {wall:.1f} | {rss} |")
     wall, rss = timed(["cyclictest", "-m", "-p95", "-i1000", "-D10", "-q", "-S"])
     lines.append(f"| cyclictest -m -p95 -i1000 -D10 -S | {wall:.1f} | {rss} |")
-    lines += ["", "peak RSS: GNU time's %M (ru_maxrss of the command, its reaped children "
-              "included; the probe runs each test in a child, so it is the largest test).", ""]
+    lines += [
+        "",
+        "peak RSS: GNU time's %M (ru_maxrss of the command, its reaped children "
+        "included; the probe runs each test in a child, so it is the largest test).",
+        "",
+    ]
     sizes = ["### Probe size (stripped)\n", "| build | bytes |", "|---|---|"]
     for build in ("build-static", "build-musl", "build"):
         p = ROOT / build / "rtgauge-probe"
@@ -241,12 +314,17 @@ def main() -> int:
         return 2
     have = probe_ids()
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cpu = next((x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name")), "?")
-    lines = ["# rtgauge against its peers\n",
-             f"Machine: {platform.node()}, {platform.release()}, {os.cpu_count()} CPUs, {cpu}. "
-             f"Date: {now}. Each side {a.seconds} s per run, {a.repeats} runs each, interleaved "
-             "peer, rtgauge, peer, rtgauge. Figures in µs. Ratios are what to read: this "
-             "machine is a shared VM and absolute times are noisy.\n"]
+    cpu = next(
+        (x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name")),
+        "?",
+    )
+    lines = [
+        "# rtgauge against its peers\n",
+        f"Machine: {platform.node()}, {platform.release()}, {os.cpu_count()} CPUs, {cpu}. "
+        f"Date: {now}. Each side {a.seconds} s per run, {a.repeats} runs each, interleaved "
+        "peer, rtgauge, peer, rtgauge. Figures in µs. Ratios are what to read: this "
+        "machine is a shared VM and absolute times are noisy.\n",
+    ]
     for pair in PAIRS:
         if pair.test not in have:
             lines += [f"### {pair.name}\n", f"not landed: the probe has no {pair.test} yet\n"]

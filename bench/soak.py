@@ -45,21 +45,29 @@ def main() -> int:
     before = ipc_objects()
     last: list[tuple[int, int, int]] = []
     for i in range(a.runs):
-        proc = subprocess.Popen([str(PROBE), *(["--quick"] if a.quick else [])],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [str(PROBE), *(["--quick"] if a.quick else [])],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         seen = None
         while proc.poll() is None:
             seen = sample(proc.pid) or seen
             time.sleep(0.2)
         last.append(seen or (0, 0, 0))
         left = subprocess.run(["pgrep", "-f", str(PROBE)], capture_output=True, text=True).stdout
-        print(f"run {i + 1}: exit {proc.returncode}, parent RSS {last[-1][0]} KiB, "
-              f"{last[-1][1]} fds, {last[-1][2]} threads; processes left: {left.split() or 'none'}")
+        print(
+            f"run {i + 1}: exit {proc.returncode}, parent RSS {last[-1][0]} KiB, "
+            f"{last[-1][1]} fds, {last[-1][2]} threads; processes left: {left.split() or 'none'}"
+        )
         if left.split():
             print("soak: a probe process outlived its run", file=sys.stderr)
             return 1
-    grew = [f"run {i + 1}" for i, s in enumerate(last)
-            if s[0] > last[0][0] * 1.2 + 512 or s[1] > last[0][1] or s[2] > last[0][2]]
+    grew = [
+        f"run {i + 1}"
+        for i, s in enumerate(last)
+        if s[0] > last[0][0] * 1.2 + 512 or s[1] > last[0][1] or s[2] > last[0][2]
+    ]
     leaked = ipc_objects() - before
     print(f"IPC objects left: {sorted(leaked) or 'none'}")
     if grew or leaked:

@@ -18,8 +18,17 @@ PHASES = ["idle", "cpu", "memory", "fileio", "fork", "syscall", "proc", "net", "
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_tmr_p_lat_variants(variant: str) -> None:
-    r = run_probe("--tests", "TMR-P-LAT", "--quick", "--cpus", "0",
-                  "--opt", f"TMR-P-LAT.variant={variant}", "--opt", "TMR-P-LAT.duration_ms=200")
+    r = run_probe(
+        "--tests",
+        "TMR-P-LAT",
+        "--quick",
+        "--cpus",
+        "0",
+        "--opt",
+        f"TMR-P-LAT.variant={variant}",
+        "--opt",
+        "TMR-P-LAT.duration_ms=200",
+    )
     t = r.tests["TMR-P-LAT"]
     assert t["status"] == "ok", t["reason"]
     assert t["info"]["variant"] == variant
@@ -30,8 +39,17 @@ def test_tmr_p_lat_variants(variant: str) -> None:
 
 def _load_run(tmp_path, *extra: str):
     env = dict(os.environ, TMPDIR=str(tmp_path))  # the scratch directories go there
-    return run_probe("--tests", "TMR-P-LOAD", "--quick", "--opt", "TMR-P-LOAD.phase_ms=300",
-                     "--opt", "TMR-P-LOAD.memory_mib=16", *extra, env=env)
+    return run_probe(
+        "--tests",
+        "TMR-P-LOAD",
+        "--quick",
+        "--opt",
+        "TMR-P-LOAD.phase_ms=300",
+        "--opt",
+        "TMR-P-LOAD.memory_mib=16",
+        *extra,
+        env=env,
+    )
 
 
 def test_tmr_p_load_phases_series_and_ops(tmp_path) -> None:
@@ -46,7 +64,7 @@ def test_tmr_p_load_phases_series_and_ops(tmp_path) -> None:
     assert s["unit"] == "ns" and s["window_ms"] == 100
     assert [p["name"] for p in s["phases"]] == PHASES
     assert s["points"] and all(len(pt) == 2 for pt in s["points"])
-    for a, b in zip(s["phases"], s["phases"][1:]):
+    for a, b in zip(s["phases"], s["phases"][1:], strict=False):
         assert a["start_ms"] < a["end_ms"] <= b["start_ms"]
     # every load did measurable work: "under load" is a measured condition
     for p in s["phases"][1:]:
@@ -55,8 +73,11 @@ def test_tmr_p_load_phases_series_and_ops(tmp_path) -> None:
     assert set(info) == set(PHASES)
     # no load process and no scratch directory outlives the test
     assert list(tmp_path.iterdir()) == []
-    out = subprocess.run(["pgrep", "-f", str(os.environ.get("RTGAUGE_PROBE", "rtgauge-probe"))],
-                         capture_output=True, text=True).stdout.split()
+    out = subprocess.run(
+        ["pgrep", "-f", str(os.environ.get("RTGAUGE_PROBE", "rtgauge-probe"))],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     assert out == []
 
 
@@ -80,7 +101,9 @@ def test_clk_p_dur_gaps_and_tick() -> None:
         metric(t, name)
     info = t["info"]
     assert info["gaps"] == metric(t, "clock.gap.loop")["count"]
-    assert metric(t, "clock.gap.tick")["count"] + metric(t, "clock.gap.other")["count"] == info["gaps"]
+    assert (
+        metric(t, "clock.gap.tick")["count"] + metric(t, "clock.gap.other")["count"] == info["gaps"]
+    )
     assert info["bursts"] >= 3 and info["loop_time_ms"] > 0
     assert {"tick_hz", "tick_gaps_per_s", "gaps_per_s", "throttle_gaps", "tick_search"} <= set(info)
 

@@ -100,7 +100,9 @@ def test_random_bytes(tmp_path: Path, data: bytes) -> None:
     _load(tmp_path, data)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     key=st.sampled_from(["min", "max", "mean", "stddev", "p50", "p99", "p99_99", "worst_at_ms"]),
     value=st.none() | st.integers(min_value=-(10**15), max_value=10**15) | st.floats(-1e15, 1e15),

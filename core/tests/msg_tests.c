@@ -194,10 +194,13 @@ struct xchg {
     size_t size;
     size_t n;
     int mode;           /* which test */
-    uint64_t *samples;  /* n per side, in shared memory */
-    uint64_t *samples2; /* ALT: the other direction */
+    struct rtg_ctx *ctx;
+    uint64_t *samples;  /* n per side (ns, then when: 2 words), in shared memory */
+    uint64_t *samples2; /* RTT: the round trips; ALT: the other direction */
     volatile size_t got, got2;
     volatile uint32_t bad_seq;
+    volatile int ready; /* the far side is about to receive */
+    volatile int near_done;
 };
 
 enum { MODE_LAT, MODE_RTT, MODE_ALT };
@@ -220,6 +223,7 @@ static void *far_side(void *arg)
         fail_flag(&x->fl, ENOMEM, __LINE__);
         return NULL;
     }
+    x->ready = 1;
     for (size_t i = 0; i < x->n && !x->fl.stop && !rtg_stop_requested(); i++) {
         size_t len;
         int rc = rtg_msg_recv(x->a, buf, x->size, &len, NULL);
@@ -235,7 +239,8 @@ static void *far_side(void *arg)
         if (p.seq != i || len != x->size)
             x->bad_seq++;
         if (x->mode == MODE_LAT || x->mode == MODE_ALT) {
-            x->samples[x->got] = rtg_clock_delta_ns(p.t, t);
+            x->samples[2 * x->got] = rtg_clock_delta_ns(p.t, t);
+            x->samples[2 * x->got + 1] = rtg_test_elapsed_ns(x->ctx);
             x->got = x->got + 1;
         }
         if (x->mode == MODE_RTT || x->mode == MODE_ALT) {
@@ -250,6 +255,10 @@ static void *far_side(void *arg)
             }
         }
     }
+    /* Ending (a process exit above all) would delay the near side's last
+     * receive: wait until it is done. */
+    for (int k = 0; k < 5000 && !x->near_done && !x->fl.stop && !rtg_stop_requested(); k++)
+        rtg_sleep_ns(1000000u);
     free(buf);
     return NULL;
 }
@@ -261,8 +270,14 @@ static void *near_side(void *arg)
     char *buf = msg_buf(x->size);
     if (!buf) {
         fail_flag(&x->fl, ENOMEM, __LINE__);
+        x->near_done = 1;
         return NULL;
     }
+    /* A forked far side first locks its memory (copying the pages it
+     * shares with us): the first message waits until it is set up. */
+    for (int k = 0; k < 5000 && !x->ready && !x->fl.stop && !rtg_stop_requested(); k++)
+        rtg_sleep_ns(1000000u);
+    rtg_sleep_ns(1000000u); /* and blocked in its receive */
     size_t i = 0;
     for (; i < x->n && !x->fl.stop && !rtg_stop_requested(); i++) {
         struct payload p = {.seq = (uint32_t)i, .tag = 1};
@@ -286,7 +301,8 @@ static void *near_side(void *arg)
         memcpy(&q, buf, sizeof q);
         if (q.seq != i || len != x->size)
             x->bad_seq++;
-        x->samples2[x->got2] = rtg_clock_delta_ns(x->mode == MODE_RTT ? p.t : q.t, t);
+        x->samples2[2 * x->got2] = rtg_clock_delta_ns(x->mode == MODE_RTT ? p.t : q.t, t);
+        x->samples2[2 * x->got2 + 1] = rtg_test_elapsed_ns(x->ctx);
         x->got2 = x->got2 + 1;
     }
     if (i < x->n && !x->fl.failed) { /* stopped early: release the far side */
@@ -294,6 +310,7 @@ static void *near_side(void *arg)
         memcpy(buf, &p, sizeof p);
         rtg_msg_send_try(x->a, buf, x->size, 0);
     }
+    x->near_done = 1;
     free(buf);
     return NULL;
 }
@@ -328,7 +345,7 @@ static int run_xchg(struct rtg_ctx *ctx, int mode, enum rtg_msg_mech m, size_t s
         }
         nch = 2;
     }
-    size_t shlen = sizeof(struct xchg) + 2 * n * sizeof(uint64_t);
+    size_t shlen = sizeof(struct xchg) + 4 * n * sizeof(uint64_t);
     struct xchg *x = rtg_shared_alloc(shlen);
     if (!x) {
         for (size_t k = 0; k < nch; k++)
@@ -341,7 +358,8 @@ static int run_xchg(struct rtg_ctx *ctx, int mode, enum rtg_msg_mech m, size_t s
     x->n = n;
     x->mode = mode;
     x->samples = (uint64_t *)(x + 1);
-    x->samples2 = x->samples + n;
+    x->samples2 = x->samples + 2 * n;
+    x->ctx = ctx;
 
     /* LAT: the receiver is above the sender; RTT: the server is above the
      * client; ALT: both sides at the same priority. */
@@ -368,10 +386,10 @@ static int run_xchg(struct rtg_ctx *ctx, int mode, enum rtg_msg_mech m, size_t s
     if (mt) {
         if (mode == MODE_LAT || mode == MODE_ALT)
             for (size_t i = 0; i < x->got && i < n; i++)
-                rtg_metric_add(mt, x->samples[i], 0);
+                rtg_metric_add(mt, x->samples[2 * i], x->samples[2 * i + 1]);
         if (mode == MODE_RTT || mode == MODE_ALT)
             for (size_t i = 0; i < x->got2 && i < n; i++)
-                rtg_metric_add(mt, x->samples2[i], 0);
+                rtg_metric_add(mt, x->samples2[2 * i], x->samples2[2 * i + 1]);
     }
     *bad_total += x->bad_seq;
     rtg_shared_free(x, shlen);

@@ -24,6 +24,8 @@ struct lat_state {
     size_t n;
     uint64_t *tx;   /* ticks at each send call, by sequence number */
     uint64_t *lat;  /* ns, by arrival */
+    uint64_t *at;   /* when, from the test's start */
+    const struct rtg_ctx *ctx;
     size_t got;
     size_t bad_value;
     volatile int sender_done;
@@ -54,7 +56,8 @@ static void *receiver(void *arg)
             s->bad_value++;
             continue;
         }
-        s->lat[s->got++] = rtg_clock_delta_ns(s->tx[v], t);
+        s->lat[s->got] = rtg_clock_delta_ns(s->tx[v], t);
+        s->at[s->got++] = rtg_test_elapsed_ns(s->ctx);
     }
     rtg_sem_post(&s->done);
     return NULL;
@@ -101,7 +104,9 @@ static int run(struct rtg_ctx *ctx)
     s.n = (size_t)rtg_opt_int(ctx, "count");
     s.tx = calloc(s.n, sizeof *s.tx);
     s.lat = calloc(s.n, sizeof *s.lat);
-    if (!s.tx || !s.lat || rtg_sem_init(&s.done, 0))
+    s.at = calloc(s.n, sizeof *s.at);
+    s.ctx = ctx;
+    if (!s.tx || !s.lat || !s.at || rtg_sem_init(&s.done, 0))
         return rtg_fail_error(ctx, "out of memory");
     enum rtg_policy pol = rtg_rt_ok(ctx) ? RTG_SCHED_FIFO : RTG_SCHED_OTHER;
     int p = rtg_prio(ctx);
@@ -139,7 +144,7 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_kstr(&m->params, "kind", rt ? "SIGRTMIN" : "SIGUSR2");
     rtg_json_obj_end(&m->params);
     for (size_t i = 0; i < s.got; i++)
-        rtg_metric_add(m, s.lat[i], 0);
+        rtg_metric_add(m, s.lat[i], s.at[i]);
     if (s.err && !rtg_stop_requested())
         return rtg_fail_error(ctx, "%s failed: %s", s.err_what, strerror(s.err));
 
@@ -241,6 +246,7 @@ static int run(struct rtg_ctx *ctx)
     free(rx);
     free(s.tx);
     free(s.lat);
+    free(s.at);
     return 0;
 }
 

@@ -181,3 +181,19 @@ def test_bad_options_refused() -> None:
     assert run.code == 2
     run = run_probe("--tests", "THR-B-RR", "--opt", "THR-B-RR.policy=deadline")
     assert run.code == 2
+
+
+def test_sls_thread_limit_is_a_clean_error() -> None:
+    """1000 threads of 64 KiB stacks cannot fit in 60 MiB of address space:
+    the test ends as error with the count it reached, not as a crash."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (60 << 20, 60 << 20))
+
+    run = run_probe("--quick", "--tests", "THR-P-SLS", preexec_fn=limit)
+    t = run.tests["THR-P-SLS"]
+    assert t["status"] == "error", t["reason"]
+    assert "could create only" in t["reason"] and "N = 1000" in t["reason"]
+    assert run.code == 3
+    assert metric(t, "thread.switch.yield.n2")["count"] > 0

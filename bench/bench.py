@@ -89,6 +89,8 @@ class Pair:
     peer: Callable[[int], list[str]]
     parse: Callable[[str], Figures]
     difference: str
+    peer_load: list[str] | None = None  # runs in the background during the peer
+    ours_load: list[str] | None = None  # and during rtgauge
 
 
 PAIRS = [
@@ -111,7 +113,7 @@ PAIRS = [
     Pair(
         "CLK-P-DUR ↔ oslat",
         "CLK-P-DUR",
-        r"clock\.gap\.",
+        r"^clock\.gap\.loop$",
         lambda s: [],
         lambda s: ["oslat", "-c", "1", "-D", str(s), "-f", "95", "-q"],
         oslat_out,
@@ -122,7 +124,7 @@ PAIRS = [
     Pair(
         "MUT-P-ARC ↔ ptsematest",
         "MUT-P-ARC",
-        r"mutex\.",
+        r"^mutex\.release\.contended_inherit$",
         lambda s: [],
         lambda s: ["ptsematest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
         rt_tests_pairs,
@@ -132,7 +134,7 @@ PAIRS = [
     Pair(
         "SEM-P-PNG ↔ svsematest",
         "SEM-P-PNG",
-        r"sem\.",
+        r"^sem\.handover\.(a_to_b|b_to_a)$",
         lambda s: [],
         lambda s: ["svsematest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
         rt_tests_pairs,
@@ -151,13 +153,99 @@ PAIRS = [
     Pair(
         "SIG-P-LAT ↔ sigwaittest",
         "SIG-P-LAT",
-        r"signal\.",
+        r"^sig\.latency\.rt$",
         lambda s: [],
         lambda s: ["sigwaittest", "-a", "-t", "-p95", "-i1000", "-d0", f"-D{s}", "-q"],
         rt_tests_pairs,
         "sigwaittest uses kill() of SIGUSR1; SIG-P-LAT sigqueue() of SIGRTMIN.",
     ),
 ]
+
+
+HACKBENCH = ["hackbench", "-g", "4", "-l", "100000000"]
+PAIRS += [
+    Pair(
+        "TMR-P-LOAD cpu phase ↔ cyclictest under stress-ng --cpu",
+        "TMR-P-LOAD",
+        r"^timer\.wakeup\.load\.cpu$",
+        lambda s: ["--opt", f"TMR-P-LOAD.phase_ms={s * 1000}"],
+        lambda s: ["cyclictest", "-m", "-p95", "-i1000", "-d0", f"-D{s}", "-q", "-S"],
+        cyclictest_out,
+        "the same wake-up latency under a CPU load on every CPU: rtgauge's built-in "
+        "arithmetic load against stress-ng --cpu; TMR-P-LOAD runs all nine phases, the "
+        "cpu phase is compared.",
+        peer_load=["stress-ng", "--cpu", "0", "--quiet"],
+    ),
+    Pair(
+        "TMR-P-LAT ↔ cyclictest, both under hackbench",
+        "TMR-P-LAT",
+        r"timer\.wakeup\.clock_nanosleep\.all$",
+        lambda s: ["--opt", f"TMR-P-LAT.duration_ms={s * 1000}"],
+        lambda s: ["cyclictest", "-m", "-p95", "-i1000", "-d0", f"-D{s}", "-q", "-S"],
+        cyclictest_out,
+        "the same interval with the same scheduler load (hackbench, 4 groups) around both.",
+        peer_load=HACKBENCH,
+        ours_load=HACKBENCH,
+    ),
+]
+
+
+class Background:
+    """A load process for the length of one measured run."""
+
+    def __init__(self, cmd: list[str] | None) -> None:
+        self.proc = (
+            subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if cmd
+            else None
+        )
+
+    def __enter__(self) -> Background:
+        time.sleep(0.5 if self.proc else 0)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def pi_stress_agreement(secs: int) -> list[str]:
+    """MUT-B-ARC ↔ pi_stress: do the two agree that PI prevents inversion?"""
+    head = ["### MUT-B-ARC ↔ pi_stress (verdicts)\n"]
+    if not shutil.which("pi_stress"):
+        return head + ["skipped: pi_stress is not installed\n"]
+    peer = subprocess.run(
+        ["pi_stress", f"--duration={secs}", "--mlockall", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=secs + 60,
+    )
+    ours = sh([str(PROBE), "--tests", "MUT-B-ARC"])
+    verdicts = {}
+    for line in ours.splitlines():
+        r = json.loads(line)
+        if r.get("id") == "MUT-B-ARC":
+            verdicts = {v["name"]: v["pass"] for v in r["verdicts"]}
+    peer_ok = peer.returncode == 0
+    ours_ok = bool(verdicts.get("inherit.prevents_inversion"))
+    return head + [
+        "pi_stress runs inversion groups with PI mutexes and exits non-zero when it "
+        "detects an inversion; MUT-B-ARC checks PTHREAD_PRIO_INHERIT with a bounded "
+        "medium thread and shows PTHREAD_PRIO_NONE's inversion as the control.\n",
+        "| tool | PI prevents inversion | detail |",
+        "|---|---|---|",
+        f"| pi_stress ({secs} s) | {'yes' if peer_ok else 'no'} | exit {peer.returncode} |",
+        f"| rtgauge MUT-B-ARC | {'yes' if ours_ok else 'no'} | "
+        + ", ".join(f"{k}: {'pass' if v else 'FAIL'}" for k, v in verdicts.items())
+        + " |",
+        "",
+        f"The verdicts {'agree' if peer_ok == ours_ok else 'DISAGREE'}.",
+        "",
+    ]
 
 
 def probe_ids() -> set[str]:
@@ -192,8 +280,13 @@ def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
         return [f"### {pair.name}\n", f"skipped: {pair.peer(secs)[0]} is not installed\n"]
     runs: dict[str, list[Figures]] = {"peer": [], "rtgauge": []}
     for _ in range(repeats):  # A B A B
-        runs["peer"].append(pair.parse(sh(pair.peer(secs))))
-        runs["rtgauge"].append(ours(pair, secs))
+        with Background(pair.peer_load):
+            try:
+                runs["peer"].append(pair.parse(sh(pair.peer(secs))))
+            except ValueError:  # a peer that failed to start once gets one more try
+                runs["peer"].append(pair.parse(sh(pair.peer(secs))))
+        with Background(pair.ours_load):
+            runs["rtgauge"].append(ours(pair, secs))
     lines = [
         f"### {pair.name}\n",
         f"{pair.difference}\n",
@@ -334,6 +427,8 @@ def main() -> int:
         except (ValueError, subprocess.TimeoutExpired) as exc:
             lines += [f"### {pair.name}\n", f"failed: {exc}\n"]
         print(f"bench: {pair.name} done", file=sys.stderr)
+    if "MUT-B-ARC" in have:
+        lines += pi_stress_agreement(a.seconds)
     lines += clock_floor()
     lines += costs(a.quick)
     Path(a.out).write_text("\n".join(lines))

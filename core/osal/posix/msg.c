@@ -174,6 +174,89 @@ static int pipe_create(struct rtg_msg_chan *c, size_t size)
 }
 
 /* ---- System V queues ---- */
+
+/* A System V queue outlives a SIGKILL of its creator. A janitor process in
+ * its own session (so a kill of the probe's process group misses it) is
+ * told each queue's id as it is created and removed, over a pipe whose
+ * write end only this process (and its forked peers) hold; at EOF (normal
+ * end, crash or kill alike) it removes the queues still listed and exits.
+ * rtg_msg_sweep remains for a janitor that could not be started. */
+#define JANITOR_MAX 256
+struct jrec {
+    char op; /* '+' created, '-' removed */
+    int id;
+};
+static int janitor_fd = -1;
+static long janitor_owner;
+
+static void janitor(int rfd)
+{
+    setsid();
+    for (int fd = 0; fd < 1024; fd++)
+        if (fd != rfd)
+            close(fd);
+    int ids[JANITOR_MAX];
+    size_t n = 0;
+    struct jrec r;
+    for (;;) {
+        ssize_t got = read(rfd, &r, sizeof r);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got != (ssize_t)sizeof r)
+            break; /* EOF: the owner and its peers are gone */
+        if (r.op == '+' && n < JANITOR_MAX) {
+            ids[n++] = r.id;
+        } else if (r.op == '-') {
+            for (size_t i = 0; i < n; i++)
+                if (ids[i] == r.id) {
+                    ids[i] = ids[--n];
+                    break;
+                }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        msgctl(ids[i], IPC_RMID, NULL);
+    _exit(0);
+}
+
+static void janitor_tell(char op, int id)
+{
+    if (janitor_owner != (long)getpid()) { /* none yet in this process */
+        if (op != '+')
+            return;
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC))
+            return;
+        pid_t mid = fork();
+        if (mid == 0) {
+            if (fork() == 0) /* the janitor, re-parented at once */
+                janitor(fds[0]);
+            _exit(0);
+        }
+        close(fds[0]);
+        if (mid < 0) {
+            close(fds[1]);
+            return;
+        }
+        waitpid(mid, NULL, 0);
+        /* an fd inherited from a parent's janitor stays open: it keeps
+         * that janitor waiting while this process may use its queues */
+        janitor_fd = fds[1];
+        janitor_owner = (long)getpid();
+    }
+    struct jrec r = {.op = op, .id = id};
+    ssize_t w;
+    do
+        w = write(janitor_fd, &r, sizeof r); /* atomic: below PIPE_BUF */
+    while (w < 0 && errno == EINTR);
+}
+
+static void sysv_remove(int id)
+{
+    msgctl(id, IPC_RMID, NULL);
+    janitor_tell('-', id);
+}
+
 static int sysv_create(struct rtg_msg_chan *c, size_t size, size_t capacity, bool want_prio)
 {
     long msgmax = read_long("/proc/sys/kernel/msgmax");
@@ -197,6 +280,7 @@ static int sysv_create(struct rtg_msg_chan *c, size_t size, size_t capacity, boo
             return errno;
     }
     c->sysv = id;
+    janitor_tell('+', id);
     struct msqid_ds ds;
     if (msgctl(id, IPC_STAT, &ds) == 0) {
         size_t want = capacity ? capacity * size : 0;
@@ -208,7 +292,7 @@ static int sysv_create(struct rtg_msg_chan *c, size_t size, size_t capacity, boo
         c->caps.capacity = (size_t)ds.msg_qbytes / size;
     }
     if (c->caps.capacity == 0) {
-        msgctl(id, IPC_RMID, NULL);
+        sysv_remove(id);
         c->sysv = -1;
         return EMSGSIZE;
     }
@@ -544,7 +628,7 @@ void rtg_msg_abort(struct rtg_msg_chan *c)
     }
     case RTG_MSG_SYSV:
         if (c->sysv >= 0)
-            msgctl(c->sysv, IPC_RMID, NULL); /* blocked calls return EIDRM */
+            sysv_remove(c->sysv); /* blocked calls return EIDRM */
         c->sysv = -1;
         break;
     default:
@@ -564,13 +648,31 @@ void rtg_msg_close(struct rtg_msg_chan *c)
         if (c->fd[i] >= 0)
             close(c->fd[i]);
     if (c->sysv >= 0)
-        msgctl(c->sysv, IPC_RMID, NULL);
+        sysv_remove(c->sysv);
     free(c);
 }
 
+/* The process no longer exists, or is a zombie (killed, not yet reaped). */
 static bool pid_gone(long pid)
 {
-    return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    if (pid <= 0)
+        return false;
+    if (kill((pid_t)pid, 0) != 0)
+        return errno == ESRCH;
+#ifdef __linux__
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')'); /* the state follows "(comm)" */
+    return rp && rp[1] == ' ' && rp[2] == 'Z';
+#else
+    return false;
+#endif
 }
 
 int rtg_msg_sweep(int *removed)

@@ -22,7 +22,8 @@ struct prc_run {
     struct rtg_proc_child *child; /* shared memory */
     void *stack;
     const char *helper;
-    char *argv[3];
+    char *argv[2];
+    int pipe_fd[2]; /* the helper's stdin: it ends when the probe does */
     struct rtg_metric *create[SC_N], *del[SC_N];
     int lost; /* children whose first instruction was never seen */
 };
@@ -54,8 +55,8 @@ static int one(struct prc_run *r, enum scenario sc)
     case SC_FORK:
     case SC_FORK_EXIT: rc = rtg_proc_fork(&pid, c); break;
     case SC_CLONE: rc = rtg_proc_clone(&pid, c, r->stack, CLONE_STACK); break;
-    case SC_VFORK_EXEC: rc = rtg_proc_vfork_exec(&pid, r->helper, r->argv); break;
-    case SC_SPAWN: rc = rtg_proc_spawn(&pid, r->helper, r->argv); break;
+    case SC_VFORK_EXEC: rc = rtg_proc_vfork_exec(&pid, r->helper, r->argv, r->pipe_fd[0]); break;
+    case SC_SPAWN: rc = rtg_proc_spawn(&pid, r->helper, r->argv, r->pipe_fd[0]); break;
     default: rc = EINVAL;
     }
     uint64_t b = rtg_clock_ticks();
@@ -101,7 +102,7 @@ static int one(struct prc_run *r, enum scenario sc)
 
 static const char *find_helper(void)
 {
-    static const char *const paths[] = {"/bin/sleep", "/usr/bin/sleep"};
+    static const char *const paths[] = {"/bin/cat", "/usr/bin/cat"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (rtg_proc_executable(paths[i]))
             return paths[i];
@@ -116,16 +117,22 @@ static int prc_run(struct rtg_ctx *ctx)
                                             "clone"};
     int64_t loops = rtg_opt_int(ctx, "loops");
     int64_t exec_loops = rtg_opt_int(ctx, "exec_loops");
-    struct prc_run r = {.ctx = ctx};
+    struct prc_run r = {.ctx = ctx, .pipe_fd = {-1, -1}};
     r.helper = find_helper();
-    r.argv[0] = "sleep";
-    r.argv[1] = "5"; /* bounded even if the probe dies before killing it */
-    r.argv[2] = NULL;
+    r.argv[0] = "cat";
+    r.argv[1] = NULL;
+    if (r.helper) {
+        int prc = rtg_proc_pipe(r.pipe_fd);
+        if (prc)
+            return rtg_fail_error(ctx, "pipe: %s", strerror(prc));
+    }
     r.child = rtg_proc_shared_alloc(sizeof *r.child);
     r.stack = rtg_proc_shared_alloc(CLONE_STACK);
     if (!r.child || !r.stack) {
         rtg_proc_shared_free(r.child, sizeof *r.child);
         rtg_proc_shared_free(r.stack, CLONE_STACK);
+        rtg_proc_close(r.pipe_fd[0]);
+        rtg_proc_close(r.pipe_fd[1]);
         return rtg_fail_error(ctx, "cannot map shared memory");
     }
     bool run[SC_N] = {true, true, r.helper != NULL, r.helper != NULL, true};
@@ -154,12 +161,16 @@ static int prc_run(struct rtg_ctx *ctx)
     }
     rtg_proc_shared_free(r.child, sizeof *r.child);
     rtg_proc_shared_free(r.stack, CLONE_STACK);
+    rtg_proc_close(r.pipe_fd[0]);
+    rtg_proc_close(r.pipe_fd[1]);
     rtg_json_kstr(info, "helper", r.helper ? r.helper : "none found");
-    rtg_json_kstr(info, "helper_argv", "sleep 5 (killed at once; 5 s bounds an orphan)");
+    rtg_json_kstr(info, "helper_argv",
+                  "cat, stdin a pipe held open by the test: it blocks in read until killed, "
+                  "and ends by itself if the probe dies");
     rtg_json_kstr(info, "clone_flags", "CLONE_VM|SIGCHLD");
     rtg_json_kint(info, "children_not_seen", r.lost);
     if (!r.helper)
-        rtg_note(ctx, "no /bin/sleep or /usr/bin/sleep: vfork_exec and posix_spawn not run");
+        rtg_note(ctx, "no /bin/cat or /usr/bin/cat: vfork_exec and posix_spawn not run");
     if (rc == ENOMEM && !r.create[bad])
         return rtg_fail_error(ctx, "out of memory");
     if (rc)

@@ -4,9 +4,10 @@
  * An OSAL topic (see osal.h): the POSIX implementation is
  * core/osal/posix/proc.c. Calls return 0 or an errno value. Process ids
  * are plain ints here so the header needs no port type. Every child made
- * here is SIGKILLed when the thread that made it exits (Linux), so a
- * killed probe leaves none behind (an exec'd helper keeps that setting only
- * where the exec path lets the child set it: fork, vfork). */
+ * here by fork, clone or vfork is SIGKILLed when the thread that made it
+ * exits (Linux PR_SET_PDEATHSIG), so a killed probe leaves none behind; a
+ * posix_spawn'ed helper cannot set that, so give it a pipe as its stdin
+ * (rtg_proc_pipe) and a helper that exits at end of input. */
 #ifndef RTG_OSAL_PROC_H
 #define RTG_OSAL_PROC_H
 #include <stdbool.h>
@@ -33,12 +34,18 @@ int rtg_proc_fork(int *pid, struct rtg_proc_child *c);
  * own file table, fs info, signal handlers and thread group). The child
  * runs on stack[0..stack_size). ENOTSUP where there is no clone. */
 int rtg_proc_clone(int *pid, struct rtg_proc_child *c, void *stack, size_t stack_size);
-/* vfork() then execv(path, argv) in the child; returns once the child has
- * exec'd (the parent is suspended until then). ENOEXEC-like errors of the
- * exec come back as the child's exit status 127. */
-int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[]);
-/* posix_spawn(path, argv), no file actions, default attributes. */
-int rtg_proc_spawn(int *pid, const char *path, char *const argv[]);
+/* vfork() then execve(path, argv) in the child, with stdin_fd (if >= 0)
+ * as its standard input; returns once the child has exec'd (the parent is
+ * suspended until then). A failed exec ends the child with status 127. */
+int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[], int stdin_fd);
+/* posix_spawn(path, argv), default attributes; stdin_fd (if >= 0) becomes
+ * the child's standard input (one dup2 file action). */
+int rtg_proc_spawn(int *pid, const char *path, char *const argv[], int stdin_fd);
+/* A pipe whose two ends are closed on exec (fds[0] read, fds[1] write);
+ * a helper reading the read end as its stdin ends when every write end is
+ * closed, i.e. when this process dies. */
+int rtg_proc_pipe(int fds[2]);
+void rtg_proc_close(int fd);
 
 /* SIGKILL. */
 int rtg_proc_kill(int pid);

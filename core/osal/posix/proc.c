@@ -1,6 +1,7 @@
 /* Processes for PRC-P-NEW (see rtg/osal_proc.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -80,7 +81,7 @@ int rtg_proc_clone(int *pid, struct rtg_proc_child *c, void *stack, size_t stack
 #endif
 }
 
-int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[])
+int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[], int stdin_fd)
 {
     pid_t p = vfork();
     if (p < 0)
@@ -89,6 +90,8 @@ int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[])
 #ifdef __linux__
         prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
+        if (stdin_fd >= 0 && dup2(stdin_fd, 0) < 0)
+            _exit(127);
         execve(path, argv, environ);
         _exit(127);
     }
@@ -96,14 +99,41 @@ int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[])
     return 0;
 }
 
-int rtg_proc_spawn(int *pid, const char *path, char *const argv[])
+int rtg_proc_spawn(int *pid, const char *path, char *const argv[], int stdin_fd)
 {
     pid_t p;
-    int rc = posix_spawn(&p, path, NULL, NULL, argv, environ);
+    posix_spawn_file_actions_t fa;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc)
+        return rc;
+    if (stdin_fd >= 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, stdin_fd, 0);
+    if (!rc)
+        rc = posix_spawn(&p, path, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
     if (rc)
         return rc;
     *pid = (int)p;
     return 0;
+}
+
+int rtg_proc_pipe(int fds[2])
+{
+#ifdef __linux__
+    return pipe2(fds, O_CLOEXEC) ? errno : 0;
+#else
+    if (pipe(fds))
+        return errno;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+#endif
+}
+
+void rtg_proc_close(int fd)
+{
+    if (fd >= 0)
+        close(fd);
 }
 
 int rtg_proc_kill(int pid)

@@ -58,6 +58,18 @@ const char *rtg_thr_pos_name(enum rtg_thr_queue_pos p)
     }
 }
 
+bool rtg_thr_lowered_ok(const char *const *logs, size_t n, enum rtg_thr_queue_pos promised,
+                        enum rtg_thr_queue_pos *observed)
+{
+    enum rtg_thr_queue_pos first = n ? rtg_thr_lowered_position(logs[0]) : RTG_THR_POS_UNKNOWN;
+    for (size_t i = 1; i < n; i++)
+        if (rtg_thr_lowered_position(logs[i]) != first)
+            first = RTG_THR_POS_UNKNOWN;
+    if (observed)
+        *observed = first;
+    return first != RTG_THR_POS_UNKNOWN && first == promised;
+}
+
 static int by_start(const void *a, const void *b)
 {
     const struct rtg_thr_slice *x = a, *y = b;

@@ -42,9 +42,19 @@ static void prio_checks(void)
     CHECK_EQ_U(rtg_thr_lowered_position("xlLb"), RTG_THR_POS_UNKNOWN);
     /* The verdict compares with the promised position: a FIFO ready
      * queue (tail) where the policy promises the head fails, and the
-     * reverse. */
-    CHECK(rtg_thr_lowered_position("lxLb") != RTG_THR_POS_HEAD);
-    CHECK(rtg_thr_lowered_position("lLbx") != RTG_THR_POS_TAIL);
+     * reverse; runs that disagree fail whatever the promise. */
+    const char *tail[] = {"lxLb", "lxLb"}, *head[] = {"lLbx", "lLbx"}, *mixed[] = {"lLbx", "lxLb"};
+    enum rtg_thr_queue_pos obs;
+    CHECK(rtg_thr_lowered_ok(head, 2, RTG_THR_POS_HEAD, &obs));
+    CHECK_EQ_U(obs, RTG_THR_POS_HEAD);
+    CHECK(rtg_thr_lowered_ok(tail, 2, RTG_THR_POS_TAIL, &obs));
+    CHECK(!rtg_thr_lowered_ok(tail, 2, RTG_THR_POS_HEAD, &obs));
+    CHECK_EQ_U(obs, RTG_THR_POS_TAIL);
+    CHECK(!rtg_thr_lowered_ok(head, 2, RTG_THR_POS_TAIL, &obs));
+    CHECK(!rtg_thr_lowered_ok(mixed, 2, RTG_THR_POS_HEAD, &obs));
+    CHECK_EQ_U(obs, RTG_THR_POS_UNKNOWN);
+    CHECK(!rtg_thr_lowered_ok(mixed, 2, RTG_THR_POS_TAIL, NULL));
+    CHECK(!rtg_thr_lowered_ok(head, 0, RTG_THR_POS_HEAD, NULL));
     CHECK_STR(rtg_thr_pos_name(RTG_THR_POS_HEAD), "head");
     CHECK_STR(rtg_thr_pos_name(RTG_THR_POS_TAIL), "tail");
 }

@@ -34,6 +34,11 @@ bool rtg_thr_wake_ok(const char *log, bool waiter_higher);
 enum rtg_thr_queue_pos { RTG_THR_POS_UNKNOWN, RTG_THR_POS_HEAD, RTG_THR_POS_TAIL };
 enum rtg_thr_queue_pos rtg_thr_lowered_position(const char *log);
 const char *rtg_thr_pos_name(enum rtg_thr_queue_pos p);
+/* The verdict over n runs: every run landed at the promised position.
+ * *observed: the position all runs agree on, or UNKNOWN when they differ
+ * or any is unknown. */
+bool rtg_thr_lowered_ok(const char *const *logs, size_t n, enum rtg_thr_queue_pos promised,
+                        enum rtg_thr_queue_pos *observed);
 
 /* ---- THR-B-RR ----
  * A stretch of time a thread ran without any other measured thread

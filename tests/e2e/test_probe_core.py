@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -224,3 +225,31 @@ def test_asan_build_runs_clean() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
+
+
+def test_machine_stays_responsive_while_a_test_spins_at_sched_fifo() -> None:
+    """A SCHED_OTHER process on the spinning CPU keeps getting CPU time (RT
+    throttling, never changed by rtgauge), and the watchdog ends the spin.
+    The longest stall of that process must be shorter than the spin itself:
+    it was not starved for the whole of it."""
+    counter = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os,time\nos.sched_setaffinity(0,{0})\nlast=t0=time.monotonic()\n"
+            "gap=0.0\nwhile last-t0<4:\n  now=time.monotonic()\n  gap=max(gap,now-last)\n"
+            "  last=now\nprint(gap)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.2)
+    run = run_probe(
+        "--tests", "DBG-P-HANG", "--cpus", "0", "--opt", "DBG-P-HANG.mode=spin",
+        "--opt", "DBG-P-HANG.bound_s=2.5", hooks=True, timeout=60,
+    )  # fmt: skip
+    out, _ = counter.communicate(timeout=30)
+    hang = run.tests["DBG-P-HANG"]
+    assert hang["reason"].startswith("watchdog: overran")
+    assert hang["conditions"]["policy"] == "SCHED_FIFO"
+    assert float(out) < 2.5  # never starved for the whole 2.5 s spin

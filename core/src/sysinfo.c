@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -368,7 +369,16 @@ void rtg_privileges_probe(const struct rtg_config *cfg, struct rtg_privileges *p
                      "pthread_setschedparam(SCHED_FIFO, %d): %s", cfg->prio, strerror(rc));
         }
     }
-    if (mlockall(MCL_CURRENT) == 0) {
+    struct rlimit ml;
+    bool small_limit = geteuid() != 0 && getrlimit(RLIMIT_MEMLOCK, &ml) == 0 &&
+                       ml.rlim_cur != RLIM_INFINITY && ml.rlim_cur < (64u << 20);
+    if (small_limit) {
+        /* Locking future pages under a small limit makes thread stacks and
+         * buffers fail to map (EAGAIN): running unlocked loses less. */
+        snprintf(p->mlockall_reason, sizeof p->mlockall_reason,
+                 "RLIMIT_MEMLOCK is %llu KiB, too small to lock the tests' threads and buffers",
+                 (unsigned long long)ml.rlim_cur / 1024);
+    } else if (mlockall(MCL_CURRENT) == 0) {
         p->mlockall = true;
         munlockall();
     } else {

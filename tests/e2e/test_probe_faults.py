@@ -109,3 +109,19 @@ def test_full_disk_is_one_message_exit_3_and_earlier_records_kept(tmp_path: Path
         assert first["record"] == "system"  # what fitted is intact
     finally:
         subprocess.run(["umount", str(mnt)], check=True)
+
+
+@root_only
+def test_thread_limit_at_1000_threads_keeps_the_smaller_sets(nobody_dir: Path) -> None:
+    probe = nobody_dir / "rtgauge-probe"
+    shutil.copy(probe_path(), probe)
+    cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+           "prlimit", "--nproc=600:600", str(probe), "--tests", "THR-P-SLS"]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=nobody_dir)
+    assert proc.returncode == 3
+    sls = next(r for r in _records(proc.stdout) if r.get("id") == "THR-P-SLS")
+    assert sls["status"] == "error"
+    assert sls["reason"].startswith("N = 1000: could create only")
+    counts = {m["name"]: m["count"] for m in sls["metrics"]}
+    assert counts["thread.switch.yield.n128"] > 0  # measured before the refusal: kept
+    assert any("RLIMIT_MEMLOCK" in n for n in sls["notes"])  # unlocked, and said so

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-OBJECTS = ROOT / "build" / "CMakeFiles" / "rtgauge-probe.dir" / "core" / "tests"
+OBJECTS = ROOT / "build" / "CMakeFiles" / "rtg_probe_objs.dir" / "core" / "tests"
 
 # ISO C (C11) library functions a test may call, and what the compiler emits.
 ISO_C = set(

@@ -269,8 +269,10 @@ struct flt_phase {
     uint64_t minor_faults;
 };
 
+/* 0, or -1 after rtg_fail_error; a locked mapping refused (RLIMIT_MEMLOCK)
+ * ends the phase with a note instead. */
 static int flt_phase(struct rtg_ctx *ctx, struct flt_phase *ph, size_t pages, size_t rounds,
-                     bool no_huge, struct breather *br)
+                     bool no_huge, bool locked, struct breather *br)
 {
     size_t page = rtg_page_size(), len = pages * page;
     for (size_t r = 0; r < rounds && !rtg_stop_requested(); r++) {
@@ -279,6 +281,12 @@ static int flt_phase(struct rtg_ctx *ctx, struct flt_phase *ph, size_t pages, si
         uint64_t t0 = rtg_clock_ticks();
         int rc = rtg_map_fresh(&p, len, no_huge);
         uint64_t t1 = rtg_clock_ticks();
+        if (rc && locked && (rc == EAGAIN || rc == ENOMEM)) {
+            rtg_note(ctx, "with mlockall, mapping %zu pages was refused (%s, RLIMIT_MEMLOCK?): "
+                          "locked figures from %zu rounds",
+                     pages, strerror(rc), r);
+            return 0;
+        }
         if (rc)
             return rtg_fail_error(ctx, "cannot map %zu pages: %s", pages, strerror(rc));
         rtg_metric_add(ph->map, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
@@ -327,13 +335,13 @@ static int flt_run(struct rtg_ctx *ctx)
     }
     /* without: munlockall, so fresh pages fault on first touch */
     int urc = rtg_unlock_memory();
-    int rc = urc ? 0 : flt_phase(ctx, &ph[0], pages, rounds, no_huge, &br);
+    int rc = urc ? 0 : flt_phase(ctx, &ph[0], pages, rounds, no_huge, false, &br);
     if (urc)
         rtg_note(ctx, "munlockall failed (%s): no unlocked figures", strerror(urc));
     /* with: mlockall(MCL_CURRENT|MCL_FUTURE), so mmap populates the pages */
     int lrc = rtg_lock_memory();
     if (!rc && !lrc)
-        rc = flt_phase(ctx, &ph[1], pages, rounds, no_huge, &br);
+        rc = flt_phase(ctx, &ph[1], pages, rounds, no_huge, true, &br);
     if (lrc)
         rtg_note(ctx, "mlockall failed (%s): no locked figures", strerror(lrc));
     /* the state the runner left: locked if it was, else unlocked */

@@ -340,7 +340,13 @@ static int flt_run(struct rtg_ctx *ctx)
         rtg_note(ctx, "munlockall failed (%s): no unlocked figures", strerror(urc));
     /* with: mlockall(MCL_CURRENT|MCL_FUTURE), so mmap populates the pages */
     int lrc = rtg_lock_memory();
-    if (!rc && !lrc)
+    /* a call that succeeds but locks nothing (sanitizers make mlockall a
+     * no-op) would make the locked figures a fake */
+    bool effective = !lrc && rtg_locked_bytes() > 0;
+    if (!lrc && !effective)
+        rtg_note(ctx, "mlockall succeeded but nothing is locked (VmLck 0, a sanitizer build?): "
+                      "no locked figures");
+    if (!rc && effective)
         rc = flt_phase(ctx, &ph[1], pages, rounds, no_huge, true, &br);
     if (lrc)
         rtg_note(ctx, "mlockall failed (%s): no locked figures", strerror(lrc));
@@ -356,6 +362,7 @@ static int flt_run(struct rtg_ctx *ctx)
     rtg_json_kbool(j, "transparent_huge_pages_off", no_huge);
     rtg_json_kbool(j, "locked_at_start", locked_start > 0);
     rtg_json_kbool(j, "locked_at_end", rtg_locked_bytes() > 0);
+    rtg_json_kbool(j, "locking_effective", effective);
     rtg_json_kuint(j, "minor_faults_first_touch_unlocked", ph[0].minor_faults);
     rtg_json_kuint(j, "minor_faults_first_touch_locked", ph[1].minor_faults);
     for (int k = 0; k < 2; k++) {

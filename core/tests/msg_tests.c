@@ -5,10 +5,10 @@
  * Every test loops over the selected mechanisms and sizes (all by default)
  * and records one figure set per pair, named msg.<what>.<mechanism>.s<size>
  * with params {"mechanism", "size"}. Peers are threads, or (peer=process)
- * a forked process for the receiving / serving side. The main thread only
- * coordinates: it waits at a lower priority and, when a peer fails, the
+ * a forked process for the receiving / serving side. In LAT, RTT and ALT
+ * the main thread only coordinates: it waits and, when a peer fails, the
  * run is stopped or the time is up, aborts the channels so that no blocked
- * call outlives the test. */
+ * call outlives the test. SND and FIL run on the main thread. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>

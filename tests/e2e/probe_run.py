@@ -76,3 +76,18 @@ def verdict(test: dict[str, Any], name: str) -> dict[str, Any]:
         if v["name"] == name:
             return v
     raise KeyError(f"{test['id']} has no verdict {name}: {[v['name'] for v in test['verdicts']]}")
+
+
+def live_processes(pattern: str) -> list[str]:
+    """PIDs whose command line matches pattern, zombies left out: an exited
+    process waiting for init to reap it is not one left running."""
+    out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout
+    live = []
+    for pid in out.split():
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            live.append(pid)
+    return live

@@ -59,7 +59,9 @@ def test_every_mechanism_and_size(quick: Any) -> None:
             assert figure_or_limit(tests["MSG-P-LAT"], "latency", mech, size, QUICK_COUNT) == ok
             assert figure_or_limit(tests["MSG-P-RTT"], "roundtrip", mech, size, QUICK_COUNT) == ok
             # each side of the alternation records its hand-overs
-            assert figure_or_limit(tests["MSG-P-ALT"], "alternate", mech, size, 2 * QUICK_COUNT) == ok
+            assert (
+                figure_or_limit(tests["MSG-P-ALT"], "alternate", mech, size, 2 * QUICK_COUNT) == ok
+            )
             for what in ("fill", "drain", "fill_urgent"):
                 assert figure_or_limit(tests["MSG-P-FIL"], what, mech, size, QUICK_ROUNDS) == ok
             seen += ok
@@ -92,9 +94,15 @@ def test_fill_capacity_and_urgent_first(quick: Any) -> None:
 def test_urgent_first_negative_control_fifo_pipe() -> None:
     """A pipe has no priorities: judged anyway, urgent-first must fail."""
     run = run_probe(
-        "--quick", "--tests", "MSG-P-FIL",
-        "--opt", "MSG-P-FIL.mechanism=pipe", "--opt", "MSG-P-FIL.size=16",
-        "--opt", "MSG-P-FIL.urgent_verdict=all",
+        "--quick",
+        "--tests",
+        "MSG-P-FIL",
+        "--opt",
+        "MSG-P-FIL.mechanism=pipe",
+        "--opt",
+        "MSG-P-FIL.size=16",
+        "--opt",
+        "MSG-P-FIL.urgent_verdict=all",
     )
     fil = run.tests["MSG-P-FIL"]
     assert run.code == 1 and fil["status"] == "fail"
@@ -104,11 +112,22 @@ def test_urgent_first_negative_control_fifo_pipe() -> None:
     assert v["evidence"]["received_order_head"][0] == "n0"  # plain FIFO
 
 
-@pytest.mark.parametrize("tid,what,factor", [
-    ("MSG-P-LAT", "latency", 1), ("MSG-P-RTT", "roundtrip", 1), ("MSG-P-ALT", "alternate", 2)])
+@pytest.mark.parametrize(
+    "tid,what,factor",
+    [("MSG-P-LAT", "latency", 1), ("MSG-P-RTT", "roundtrip", 1), ("MSG-P-ALT", "alternate", 2)],
+)
 def test_process_peers(tid: str, what: str, factor: int) -> None:
-    run = run_probe("--quick", "--tests", tid, "--opt", f"{tid}.peer=process",
-                    "--opt", f"{tid}.size=1024", "--opt", f"{tid}.count=50")
+    run = run_probe(
+        "--quick",
+        "--tests",
+        tid,
+        "--opt",
+        f"{tid}.peer=process",
+        "--opt",
+        f"{tid}.size=1024",
+        "--opt",
+        f"{tid}.count=50",
+    )
     t = run.tests[tid]
     assert run.code == 0 and t["status"] == "ok", t["reason"]
     assert t["info"]["peer"] == "process"
@@ -172,8 +191,15 @@ def test_memory(quick: Any) -> None:
 
 
 def test_other_seed_other_sizes() -> None:
-    run = run_probe("--quick", "--tests", "MEM-P-ALC", "--opt", "MEM-P-ALC.seed=7",
-                    "--opt", "MEM-P-ALC.rounds=1")
+    run = run_probe(
+        "--quick",
+        "--tests",
+        "MEM-P-ALC",
+        "--opt",
+        "MEM-P-ALC.seed=7",
+        "--opt",
+        "MEM-P-ALC.rounds=1",
+    )
     alc = run.tests["MEM-P-ALC"]
     assert alc["info"]["seed"] == 7 and alc["info"]["first_sizes"][:3] != [300, 14205, 3049]
 
@@ -195,9 +221,18 @@ def test_no_queue_left_after_a_run_or_a_kill() -> None:
     # the janitor removes the System V ids, POSIX names are already unlinked.
     for mech, delay in (("sysv", 1.0), ("mq", 1.0), ("all", 1.5)):
         proc = subprocess.Popen(
-            [str(probe_path()), "--tests", "MSG-P-LAT,MSG-P-RTT",
-             "--opt", f"MSG-P-LAT.mechanism={mech}", "--opt", "MSG-P-LAT.count=5000000"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            [
+                str(probe_path()),
+                "--tests",
+                "MSG-P-LAT,MSG-P-RTT",
+                "--opt",
+                f"MSG-P-LAT.mechanism={mech}",
+                "--opt",
+                "MSG-P-LAT.count=5000000",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         time.sleep(delay)
         os.killpg(proc.pid, signal.SIGKILL)

@@ -7,10 +7,9 @@ the shape of the series and info the report relies on.
 from __future__ import annotations
 
 import os
-import subprocess
 
 import pytest
-from probe_run import metric, run_probe
+from probe_run import live_processes, metric, run_probe
 
 VARIANTS = ["clock_nanosleep", "nanosleep", "posix_timer", "timerfd", "select", "poll"]
 PHASES = ["idle", "cpu", "memory", "fileio", "fork", "syscall", "proc", "net", "timer"]
@@ -73,12 +72,7 @@ def test_tmr_p_load_phases_series_and_ops(tmp_path) -> None:
     assert set(info) == set(PHASES)
     # no load process and no scratch directory outlives the test
     assert list(tmp_path.iterdir()) == []
-    out = subprocess.run(
-        ["pgrep", "-f", str(os.environ.get("RTGAUGE_PROBE", "rtgauge-probe"))],
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    assert out == []
+    assert live_processes(str(os.environ.get("RTGAUGE_PROBE", "rtgauge-probe"))) == []
 
 
 def test_tmr_p_load_stress_ng_delegation_or_honest_skip(tmp_path) -> None:

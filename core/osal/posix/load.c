@@ -329,6 +329,7 @@ static void remove_tree(const char *path, int depth);
 static struct {
     char path[4096];
     int fd;
+    pid_t janitor;
 } scratch[SCRATCH_MAX];
 
 static void janitor(int rfd, const char *path)
@@ -353,17 +354,13 @@ static void start_janitor(const char *path)
         slot++;
     if (slot == SCRATCH_MAX || pipe2(fds, O_CLOEXEC))
         return; /* no janitor: a SIGKILL may leave the directory behind */
-    pid_t mid = fork();
-    if (mid == 0) {
-        if (fork() == 0) /* the janitor, re-parented to init at once */
-            janitor(fds[0], path);
-        _exit(0);
-    }
+    pid_t pid = fork();
+    if (pid == 0)
+        janitor(fds[0], path);
     close(fds[0]);
-    if (mid > 0)
-        waitpid(mid, NULL, 0);
     snprintf(scratch[slot].path, sizeof scratch[slot].path, "%s", path);
     scratch[slot].fd = fds[1];
+    scratch[slot].janitor = pid;
 }
 
 int rtg_scratch_create(char *path, size_t n)
@@ -407,6 +404,14 @@ int rtg_scratch_remove(const char *path)
         if (scratch[i].path[0] && strcmp(scratch[i].path, path) == 0) {
             close(scratch[i].fd); /* the janitor finds nothing left and exits */
             scratch[i].path[0] = '\0';
+            /* Reap it (bounded: it exits as soon as the last holder of the
+             * pipe, a load process, is gone). */
+            for (int t = 0; t < 200 && scratch[i].janitor > 0; t++) {
+                if (waitpid(scratch[i].janitor, NULL, WNOHANG) != 0)
+                    break;
+                struct timespec ts = {0, 5000000};
+                nanosleep(&ts, NULL);
+            }
         }
     return access(path, F_OK) == 0 ? EBUSY : 0;
 }

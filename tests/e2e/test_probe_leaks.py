@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from probe_run import probe_path
+from probe_run import live_processes, probe_path
 
 
 def snapshot() -> dict[str, set[str]]:

@@ -22,11 +22,7 @@ def snapshot() -> dict[str, set[str]]:
         "mqueue": set(os.listdir("/dev/mqueue")) if os.path.isdir("/dev/mqueue") else set(),
         "sysv": {line.split()[1] for line in ipcs.splitlines() if line.startswith("0x")},
         "tmp": {p.name for p in tmp.iterdir() if "rtg" in p.name.lower()},
-        "procs": set(
-            subprocess.run(
-                ["pgrep", "-f", str(probe_path())], capture_output=True, text=True
-            ).stdout.split()
-        ),
+        "procs": set(live_processes(str(probe_path()))),
     }
 
 

@@ -406,7 +406,7 @@ int rtg_scratch_remove(const char *path)
             scratch[i].path[0] = '\0';
             /* Reap it (bounded: it exits as soon as the last holder of the
              * pipe, a load process, is gone). */
-            for (int t = 0; t < 200 && scratch[i].janitor > 0; t++) {
+            for (int t = 0; t < 2000 && scratch[i].janitor > 0; t++) {
                 if (waitpid(scratch[i].janitor, NULL, WNOHANG) != 0)
                     break;
                 struct timespec ts = {0, 5000000};

@@ -135,7 +135,7 @@ soak: deps probe
 
 # This machine, Debian 6.1 vanilla and PREEMPT_RT under QEMU, compared.
 LAB_SET ?= default
-lab: deps deps-qemu probe probe-musl venv
+lab: deps deps-qemu probe probe-static venv
 	$(RTGAUGE) lab --set $(LAB_SET) $(if $(QUICK),--quick) --deadline 100us $(ARGS)
 
 clean:

@@ -63,7 +63,9 @@ def find_probe(explicit: str | None = None, build: bool = True) -> Path:
 def static_probe(arch: str = "x86_64") -> Path:
     """The static probe a guest or a remote machine runs (built if missing)."""
     root = repo_root()
-    build = {"x86_64": "build-musl", "aarch64": "build-aarch64"}.get(arch)
+    # glibc static: musl lacks PTHREAD_PRIO_PROTECT, which would read as a
+    # failing of the target rather than of the C library.
+    build = {"x86_64": "build-static", "aarch64": "build-aarch64"}.get(arch)
     if root is None or build is None:
         raise UsageError(f"no static probe for {arch}: run make probe-musl / probe-aarch64")
     path = root / build / "rtgauge-probe"

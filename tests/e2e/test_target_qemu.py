@@ -17,7 +17,7 @@ from rtgauge.targets.kernels import fetch_kernel
 from rtgauge.targets.qemu import GuestRun, QemuOptions, run_in_qemu
 
 CACHE = Path(os.environ.get("RTGAUGE_KERNEL_CACHE", ROOT / ".cache" / "kernels"))
-MUSL = ROOT / "build-musl" / "rtgauge-probe"
+MUSL = ROOT / "build-static" / "rtgauge-probe"  # glibc static, as the qemu target uses
 
 
 def _needs() -> None:

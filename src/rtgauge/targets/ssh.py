@@ -19,7 +19,7 @@ from rtgauge.errors import UsageError
 
 # uname -m → the probe build that runs there
 ARCH_BUILDS = {
-    "x86_64": "build-musl",
+    "x86_64": "build-static",  # glibc: musl has no PTHREAD_PRIO_PROTECT
     "aarch64": "build-aarch64",
     "arm64": "build-aarch64",
     "armv7l": "build-armhf",

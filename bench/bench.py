@@ -30,7 +30,9 @@ Figures = dict[str, float]
 
 
 def sh(cmd: list[str], timeout: float = 600) -> str:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout).stdout
+    # By full path: svsematest calls ftok() on its own argv[0].
+    exe = shutil.which(cmd[0]) or cmd[0]
+    return subprocess.run([exe, *cmd[1:]], capture_output=True, text=True, timeout=timeout).stdout
 
 
 def rt_tests_pairs(text: str) -> Figures:
@@ -248,6 +250,27 @@ def pi_stress_agreement(secs: int) -> list[str]:
     ]
 
 
+def summary(lines: list[str]) -> list[str]:
+    """One line per pair: within or beyond the peer's own noise, from the
+    verdict sentence each pair wrote."""
+    out = ["### Summary\n", "| pair | avg against the peer's noise |", "|---|---|"]
+    pair = ""
+    for line in lines:
+        if line.startswith("### "):
+            pair = line[4:].strip()
+        elif "is within the noise" in line or "is beyond the noise" in line:
+            out.append(f"| {pair} | {'within' if 'within' in line else 'BEYOND'} |")
+        elif line.startswith("The verdicts "):
+            out.append(f"| {pair} | verdicts {line.split()[2].rstrip('.')} |")
+    out += [
+        "",
+        "A pair beyond the noise says why in its first line (the two tools measure "
+        "different quantities or under different loads).",
+        "",
+    ]
+    return out
+
+
 def probe_ids() -> set[str]:
     out = sh([str(PROBE), "--list-json"])
     return {json.loads(line)["id"] for line in out.splitlines()}
@@ -429,6 +452,7 @@ def main() -> int:
         print(f"bench: {pair.name} done", file=sys.stderr)
     if "MUT-B-ARC" in have:
         lines += pi_stress_agreement(a.seconds)
+    lines += summary(lines)
     lines += clock_floor()
     lines += costs(a.quick)
     Path(a.out).write_text("\n".join(lines))

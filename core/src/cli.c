@@ -187,6 +187,9 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
             VALUE();
             long p;
             int hi = rtg_prio_max(RTG_SCHED_FIFO) - 1, lo = rtg_prio_min(RTG_SCHED_FIFO);
+            if (hi < lo)
+                return fail(err, n, "--prio: this OS (%s OSAL) offers no real-time priorities",
+                            RTG_OSAL_NAME);
             if (parse_long(v, &p) || p < lo || p > hi)
                 return fail(err, n,
                             "--prio: '%s' is outside %d..%d (SCHED_FIFO's range; the highest "

@@ -13,8 +13,8 @@ static void list_text(void)
     for (size_t i = 0; i < rtg_registry_len; i++) {
         const struct rtg_test_desc *d = rtg_registry[i];
         printf("%-12s %c  %s\n", d->id, d->kind, d->title);
-        if (d->unavailable)
-            printf("    unavailable here: %s\n", d->unavailable);
+        if (rtg_test_unavailable(d))
+            printf("    unavailable here: %s\n", rtg_test_unavailable(d));
         for (size_t k = 0; k < d->n_options; k++) {
             const struct rtg_option *o = &d->options[k];
             if (o->type == RTG_OPT_ENUM)
@@ -42,8 +42,8 @@ static void list_json(void)
         rtg_json_kstr(&j, "id", d->id);
         rtg_json_kstr(&j, "title", d->title);
         rtg_json_kstr(&j, "kind", kind);
-        rtg_json_kbool(&j, "available", d->unavailable == NULL);
-        rtg_json_kstr(&j, "reason", d->unavailable);
+        rtg_json_kbool(&j, "available", rtg_test_unavailable(d) == NULL);
+        rtg_json_kstr(&j, "reason", rtg_test_unavailable(d));
         rtg_json_key(&j, "options");
         rtg_json_arr_begin(&j);
         for (size_t k = 0; k < d->n_options; k++) {

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "rtg/osal.h"
+
 #define RTG_TEST(name) extern const struct rtg_test_desc rtg_test_##name;
 #include "tests.def"
 #undef RTG_TEST
@@ -27,5 +29,26 @@ const struct rtg_option *rtg_test_option(const struct rtg_test_desc *d, const ch
     for (size_t i = 0; i < d->n_options; i++)
         if (strcmp(d->options[i].key, key) == 0)
             return &d->options[i];
+    return NULL;
+}
+
+const char *rtg_test_unavailable(const struct rtg_test_desc *d)
+{
+    static const struct {
+        unsigned bit;
+        const char *why;
+    } lacks[] = {
+        {RTG_OFFERS_PROCESSES, "needs processes, which the " RTG_OSAL_NAME " OSAL does not offer"},
+        {RTG_OFFERS_MSG_QUEUES, "needs message queues, which the " RTG_OSAL_NAME " OSAL does not offer"},
+        {RTG_OFFERS_SIGNALS, "needs queued signals, which the " RTG_OSAL_NAME " OSAL does not offer"},
+        {RTG_OFFERS_TIMERS, "needs timers, which the " RTG_OSAL_NAME " OSAL does not offer"},
+        {RTG_OFFERS_FRESH_PAGES, "needs fresh page mappings, which the " RTG_OSAL_NAME " OSAL does not offer"},
+    };
+    if (d->unavailable)
+        return d->unavailable;
+    unsigned missing = d->needs & ~rtg_osal_offers();
+    for (size_t i = 0; i < sizeof lacks / sizeof lacks[0]; i++)
+        if (missing & lacks[i].bit)
+            return lacks[i].why;
     return NULL;
 }

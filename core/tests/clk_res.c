@@ -23,12 +23,19 @@ static uint64_t read_clock(enum rtg_clock_id id)
 }
 
 /* Smallest non-zero step and the mean cost of one read (1000 in a row). */
-static void step_and_cost(struct rtg_json *info, const struct clock_def *c)
+static void step_and_cost(struct rtg_json *info, const struct clock_def *c, bool offered)
 {
+    if (!offered) { /* a port without this clock: say so, measure nothing */
+        rtg_json_key(info, c->name);
+        rtg_json_obj_begin(info);
+        rtg_json_kbool(info, "offered", false);
+        rtg_json_obj_end(info);
+        return;
+    }
     uint64_t step = UINT64_MAX;
     for (int i = 0; i < 1000 && !rtg_stop_requested(); i++) {
         uint64_t a = read_clock(c->id), b;
-        while ((b = read_clock(c->id)) == a)
+        while ((b = read_clock(c->id)) == a && !rtg_stop_requested())
             ;
         if (b > a && b - a < step)
             step = b - a;
@@ -69,14 +76,16 @@ static int run(struct rtg_ctx *ctx)
 {
     int64_t n = rtg_opt_int(ctx, "samples");
     struct rtg_metric *floor = rtg_metric_new(ctx, "clock.read_pair.%s", rtg_clock_source_name());
-    struct rtg_metric *m[sizeof clocks / sizeof clocks[0]];
-    for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++)
-        m[c] = rtg_metric_new(ctx, "clock.read_pair.%s", clocks[c].name);
+    struct rtg_metric *m[sizeof clocks / sizeof clocks[0]] = {0};
+    bool offered[sizeof clocks / sizeof clocks[0]];
     if (!floor)
         return rtg_fail_error(ctx, "out of memory");
-    for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++)
-        if (!m[c])
+    for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++) {
+        uint64_t probe;
+        offered[c] = rtg_clock_read_ns(clocks[c].id, &probe) == 0;
+        if (offered[c] && !(m[c] = rtg_metric_new(ctx, "clock.read_pair.%s", clocks[c].name)))
             return rtg_fail_error(ctx, "out of memory");
+    }
 
     /* Two back-to-back reads: the probe's own floor. */
     for (int64_t i = 0; i < n && !rtg_stop_requested(); i++) {
@@ -85,7 +94,7 @@ static int run(struct rtg_ctx *ctx)
         rtg_metric_add(floor, rtg_clock_delta_ns(a, b), rtg_test_elapsed_ns(ctx));
     }
     for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++) {
-        for (int64_t i = 0; i < n && !rtg_stop_requested(); i++) {
+        for (int64_t i = 0; offered[c] && i < n && !rtg_stop_requested(); i++) {
             uint64_t a = read_clock(clocks[c].id);
             uint64_t b = read_clock(clocks[c].id);
             rtg_metric_add(m[c], b >= a ? b - a : 0, rtg_test_elapsed_ns(ctx));
@@ -94,7 +103,7 @@ static int run(struct rtg_ctx *ctx)
     struct rtg_json *info = rtg_info(ctx);
     counter_cost(info);
     for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; c++)
-        step_and_cost(info, &clocks[c]);
+        step_and_cost(info, &clocks[c], offered[c]);
     return 0;
 }
 

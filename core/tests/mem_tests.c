@@ -419,6 +419,7 @@ const struct rtg_test_desc rtg_test_mem_p_cpy = {
 };
 const struct rtg_test_desc rtg_test_mem_p_flt = {
     .id = "MEM-P-FLT",
+    .needs = RTG_OFFERS_FRESH_PAGES,
     .title = "First touch of fresh pages with and without mlockall",
     .kind = 'P',
     .options = RTG_OPTIONS(flt_options),

@@ -801,6 +801,7 @@ static const struct rtg_option fil_options[] = {
 
 const struct rtg_test_desc rtg_test_msg_p_snd = {
     .id = "MSG-P-SND",
+    .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message send with no receiver waiting (no switch)",
     .kind = 'P',
     .options = RTG_OPTIONS(snd_options),
@@ -809,6 +810,7 @@ const struct rtg_test_desc rtg_test_msg_p_snd = {
 };
 const struct rtg_test_desc rtg_test_msg_p_lat = {
     .id = "MSG-P-LAT",
+    .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message send to a blocked higher-priority receiver",
     .kind = 'P',
     .options = RTG_OPTIONS(x_options),
@@ -817,6 +819,7 @@ const struct rtg_test_desc rtg_test_msg_p_lat = {
 };
 const struct rtg_test_desc rtg_test_msg_p_rtt = {
     .id = "MSG-P-RTT",
+    .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message request/reply round trip",
     .kind = 'P',
     .options = RTG_OPTIONS(x_options),
@@ -825,6 +828,7 @@ const struct rtg_test_desc rtg_test_msg_p_rtt = {
 };
 const struct rtg_test_desc rtg_test_msg_p_fil = {
     .id = "MSG-P-FIL",
+    .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Queue fill, drain and urgent fill",
     .kind = 'P',
     .options = RTG_OPTIONS(fil_options),
@@ -833,6 +837,7 @@ const struct rtg_test_desc rtg_test_msg_p_fil = {
 };
 const struct rtg_test_desc rtg_test_msg_p_alt = {
     .id = "MSG-P-ALT",
+    .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Two tasks alternating, each blocked on its own queue",
     .kind = 'P',
     .options = RTG_OPTIONS(x_options),

@@ -800,6 +800,7 @@ static const struct rtg_option bkg_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_p_bkg = {
     .id = "THR-P-BKG",
+    .needs = RTG_OFFERS_PROCESSES,
     .title = "Wake-up of a real-time thread among busy background processes",
     .kind = 'P',
     .options = RTG_OPTIONS(bkg_options),

@@ -12,6 +12,19 @@
 
 enum rtg_policy { RTG_SCHED_OTHER, RTG_SCHED_FIFO, RTG_SCHED_RR };
 
+/* ---- what the port offers beyond threads, semaphores, mutexes and time ----
+ * A test declares in its descriptor's .needs what it cannot run without;
+ * the runner skips it, with the reason, on a port that lacks any of it. */
+enum rtg_offer {
+    RTG_OFFERS_PROCESSES = 1u << 0,   /* fork/spawn, and load generator processes */
+    RTG_OFFERS_MSG_QUEUES = 1u << 1,  /* message channels (osal_msg.h) */
+    RTG_OFFERS_SIGNALS = 1u << 2,     /* queued signals (osal_sig.h) */
+    RTG_OFFERS_TIMERS = 1u << 3,      /* timers with expiry notification (osal_timer.h) */
+    RTG_OFFERS_FRESH_PAGES = 1u << 4, /* mapping fresh pages, page fault counts (osal_mem.h) */
+};
+#define RTG_OFFERS_ALL 0x1fu
+unsigned rtg_osal_offers(void);
+
 /* ---- threads ---- */
 struct rtg_thread_attr {
     enum rtg_policy policy;

@@ -39,6 +39,8 @@ struct rtg_test_desc {
     double (*bound_s)(const struct rtg_ctx *ctx);
     /* Non-NULL when this target cannot run the test: why. */
     const char *unavailable;
+    /* What the OSAL must offer (enum rtg_offer bits) for the test to run. */
+    unsigned needs;
 };
 
 #define RTG_OPTIONS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]))

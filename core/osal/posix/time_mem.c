@@ -97,3 +97,7 @@ int rtg_unlock_memory(void)
 {
     return munlockall() ? errno : 0;
 }
+
+/* POSIX (Linux) offers every topic; a POSIX system without one of them
+ * (no SysV IPC, no timerfd) reports it per call with ENOTSUP instead. */
+unsigned rtg_osal_offers(void) { return RTG_OFFERS_ALL; }

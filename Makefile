@@ -4,19 +4,20 @@
 VENV    ?= .venv
 BUILD   ?= build
 ASAN    ?= build-asan
+C11     ?= build-c11
 PYTHON  ?= python3
 QUICK   ?=
 ARGS    ?=
 RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-static probe-musl probe-aarch64 \
+.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
         probe-armhf probe-cross venv lint test-c test-asan test-py bench soak lab clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 
-test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-cross venv lint test-c test-asan fuzz test-py
+test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-c11 probe-cross venv lint test-c test-asan fuzz test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -38,6 +39,12 @@ probe:
 probe-asan:
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRTG_SANITIZE=ON >/dev/null
 	cmake --build $(ASAN) -j $(JOBS)
+
+# The second OSAL (ISO C11 threads, nothing from POSIX): it proves the
+# tests reach the OS only through the OSAL (docs/porting.md).
+probe-c11:
+	cmake -S . -B $(C11) -DCMAKE_BUILD_TYPE=Release -DRTG_OSAL=c11 >/dev/null
+	cmake --build $(C11) -j $(JOBS)
 
 # Static and cross builds (Debian's musl-tools, gcc-aarch64-linux-gnu,
 # gcc-arm-linux-gnueabihf; qemu-user-static runs the foreign ones in tests).
@@ -115,6 +122,7 @@ lint: venv
 
 test-c:
 	cd $(BUILD) && ctest --output-on-failure
+	cd $(C11) && ctest --output-on-failure
 
 # The C unit tests once more under AddressSanitizer and UBSan.
 test-asan:
@@ -124,6 +132,7 @@ test-py:
 	RTGAUGE_PROBE=$(CURDIR)/$(BUILD)/rtgauge-probe \
 	RTGAUGE_PROBE_HOOKS=$(CURDIR)/$(BUILD)/rtgauge-probe-hooks \
 	RTGAUGE_PROBE_ASAN=$(CURDIR)/$(ASAN)/rtgauge-probe \
+	RTGAUGE_PROBE_C11=$(CURDIR)/$(C11)/rtgauge-probe \
 	$(VENV)/bin/python -m pytest -q tests
 
 bench: deps probe probe-static probe-musl venv

@@ -3,6 +3,9 @@
 Every undefined symbol of the compiled core/tests/*.c objects must be the
 OSAL's or the probe's own (rtg_*) or from the ISO C library; anything else
 (pthread_*, sem_*, clock_*, fork …) would bypass the OSAL and break a port.
+The check runs on the POSIX build and on the build with the second OSAL
+(core/osal/c11, ISO C11 only), whose own objects must need nothing beyond
+ISO C either.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-OBJECTS = ROOT / "build" / "CMakeFiles" / "rtg_probe_objs.dir" / "core" / "tests"
+BUILDS = {"posix": ROOT / "build", "c11": ROOT / "build-c11"}
+TESTS_OBJS = Path("CMakeFiles") / "rtg_probe_objs.dir" / "core" / "tests"
 
 # ISO C (C11) library functions a test may call, and what the compiler emits.
 ISO_C = set(
@@ -30,6 +34,13 @@ ISO_C = set(
     __snprintf_chk __vsnprintf_chk __sprintf_chk __fprintf_chk __printf_chk __strcpy_chk
     __strcat_chk __fdelt_chk _GLOBAL_OFFSET_TABLE_""".split()
 )
+# ISO C11 <threads.h> and <time.h> additions: what the c11 OSAL is built on.
+ISO_C11_THREADS = set(
+    """thrd_create thrd_current thrd_detach thrd_equal thrd_exit thrd_join thrd_sleep
+    thrd_yield mtx_init mtx_lock mtx_timedlock mtx_trylock mtx_unlock mtx_destroy cnd_init
+    cnd_signal cnd_broadcast cnd_wait cnd_timedwait cnd_destroy tss_create tss_get tss_set
+    tss_delete call_once timespec_get""".split()
+)
 
 
 def undefined(obj: Path) -> set[str]:
@@ -37,11 +48,17 @@ def undefined(obj: Path) -> set[str]:
     return {line.split()[-1].split("@")[0] for line in out.stdout.splitlines() if line.strip()}
 
 
-def test_tests_reach_the_os_only_through_the_osal() -> None:
+def objects_of(build: Path, sub: Path) -> list[Path]:
     if not shutil.which("nm"):
         pytest.fail("nm (binutils) is missing")
-    objects = sorted(OBJECTS.glob("*.o"))
-    assert objects, f"no objects under {OBJECTS}: build the probe first (make probe)"
+    objects = sorted((build / sub).glob("*.o"))
+    assert objects, f"no objects under {build / sub}: build first (make probe probe-c11)"
+    return objects
+
+
+@pytest.mark.parametrize("osal", sorted(BUILDS))
+def test_tests_reach_the_os_only_through_the_osal(osal: str) -> None:
+    objects = objects_of(BUILDS[osal], TESTS_OBJS)
     bypass = {
         obj.name: sorted(s for s in undefined(obj) if not s.startswith("rtg_") and s not in ISO_C)
         for obj in objects
@@ -55,3 +72,18 @@ def test_the_check_catches_a_direct_call(tmp_path: Path) -> None:
     obj = tmp_path / "bad.o"
     subprocess.run([os.environ.get("CC", "cc"), "-c", str(src), "-o", str(obj)], check=True)
     assert "getpid" in undefined(obj) and "getpid" not in ISO_C
+
+
+def test_the_c11_osal_itself_uses_only_iso_c() -> None:
+    objects = objects_of(
+        BUILDS["c11"], Path("CMakeFiles") / "rtg_osal.dir" / "core" / "osal" / "c11"
+    )
+    beyond = {
+        obj.name: sorted(
+            s
+            for s in undefined(obj)
+            if not s.startswith("rtg_") and s not in ISO_C and s not in ISO_C11_THREADS
+        )
+        for obj in objects
+    }
+    assert {k: v for k, v in beyond.items() if v} == {}, "the c11 OSAL calling POSIX"

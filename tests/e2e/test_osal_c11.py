@@ -1,0 +1,97 @@
+"""The probe built with the second OSAL (core/osal/c11: ISO C11 threads and
+nothing from POSIX) runs the whole catalogue: what the port can do is
+measured, what it lacks is skipped with the reason, never faked."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# What ISO C11 cannot offer, as the tests declare it in their .needs.
+NEEDS_WHAT_C11_LACKS = {
+    "TMR-P-LOAD": "processes",
+    "THR-P-BKG": "processes",
+    "PRC-P-NEW": "processes",
+    "MSG-P-SND": "message queues",
+    "MSG-P-LAT": "message queues",
+    "MSG-P-RTT": "message queues",
+    "MSG-P-FIL": "message queues",
+    "MSG-P-ALT": "message queues",
+    "SIG-P-LAT": "queued signals",
+    "TMR-S-SUS": "timers",
+    "IRQ-P-LAT": "queued signals",
+    "MEM-P-FLT": "fresh page mappings",
+}
+# Tests that need nothing beyond threads, semaphores, plain mutexes and time.
+RUNS_ON_C11 = {"CLK-P-RES", "TMR-P-LAT", "SEM-P-ARN", "SEM-P-PNG", "MUT-P-ARN", "MEM-P-CPY"}
+
+
+@pytest.fixture(scope="module")
+def c11_probe() -> Path:
+    chosen = os.environ.get("RTGAUGE_PROBE_C11")
+    probe = Path(chosen) if chosen else ROOT / "build-c11" / "rtgauge-probe"
+    if not probe.exists():
+        if chosen:
+            pytest.fail(f"RTGAUGE_PROBE_C11={chosen} does not exist")
+        pytest.skip("no c11 build (make probe-c11)")
+    return probe
+
+
+def run(probe: Path, *args: str) -> list[dict[str, Any]]:
+    proc = subprocess.run(
+        [str(probe), "--quick", "--out", "-", *args], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_the_whole_catalogue_runs_or_says_why_not(c11_probe: Path) -> None:
+    records = run(c11_probe)
+    system, tests, end = records[0], records[1:-1], records[-1]
+    assert system["probe"]["build"]["osal"] == "c11"
+    assert system["privileges"]["sched_fifo"] is False
+    assert system["privileges"]["mlockall"] is False
+    assert end["record"] == "end"
+    by_id = {r["id"]: r for r in tests}
+    for test_id, lack in NEEDS_WHAT_C11_LACKS.items():
+        r = by_id[test_id]
+        assert r["status"] == "skipped"
+        assert r["reason"] == f"needs {lack}, which the c11 OSAL does not offer"
+    for test_id in RUNS_ON_C11:
+        r = by_id[test_id]
+        assert r["status"] == "ok", (test_id, r.get("reason"))
+        assert r["conditions"]["policy"] == "SCHED_OTHER"
+        assert any(m["count"] > 0 for m in r["metrics"]), test_id
+    # Nothing else fails: the rest is skipped for want of priorities.
+    for r in tests:
+        if r["id"] not in RUNS_ON_C11 and r["status"] == "skipped":
+            assert r["reason"], r["id"]
+        assert r["status"] in ("ok", "pass", "skipped"), (r["id"], r["status"], r.get("reason"))
+
+
+def test_a_timer_variant_the_port_lacks_is_skipped(c11_probe: Path) -> None:
+    (r,) = run(c11_probe, "--tests", "TMR-P-LAT", "--opt", "TMR-P-LAT.variant=timerfd")[1:-1]
+    assert r["status"] == "skipped"
+    assert "is not offered by this OS" in r["reason"]
+
+
+def test_clocks_the_port_lacks_are_reported_not_measured(c11_probe: Path) -> None:
+    (r,) = run(c11_probe, "--tests", "CLK-P-RES")[1:-1]
+    assert r["info"]["monotonic_raw"] == {"offered": False}
+    assert r["info"]["realtime"]["smallest_step_ns"] > 0
+    names = {m["name"] for m in r["metrics"]}
+    assert "clock.read_pair.realtime" in names and "clock.read_pair.monotonic_raw" not in names
+
+
+def test_priorities_are_refused_with_a_clear_message(c11_probe: Path) -> None:
+    proc = subprocess.run(
+        [str(c11_probe), "--prio", "50", "--list"], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("offers no real-time priorities")

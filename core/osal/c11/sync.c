@@ -2,25 +2,15 @@
  * priority protocols (ISO C has none). */
 #include <errno.h>
 
+#include "c11_internal.h"
 #include "rtg/osal.h"
-
-static int errno_of(int thrd_rc)
-{
-    switch (thrd_rc) {
-    case thrd_success: return 0;
-    case thrd_nomem: return ENOMEM;
-    case thrd_busy: return EBUSY;
-    case thrd_timedout: return ETIMEDOUT;
-    default: return EINVAL;
-    }
-}
 
 int rtg_sem_init(rtg_sem_t *s, unsigned value)
 {
-    int rc = errno_of(mtx_init(&s->lock, mtx_plain));
+    int rc = rtg_c11_errno(mtx_init(&s->lock, mtx_plain));
     if (rc)
         return rc;
-    if ((rc = errno_of(cnd_init(&s->nonzero)))) {
+    if ((rc = rtg_c11_errno(cnd_init(&s->nonzero)))) {
         mtx_destroy(&s->lock);
         return rc;
     }
@@ -61,7 +51,7 @@ int rtg_sem_wait(rtg_sem_t *s)
     int rc = 0;
     mtx_lock(&s->lock);
     while (s->count == 0 && !rc)
-        rc = errno_of(cnd_wait(&s->nonzero, &s->lock));
+        rc = rtg_c11_errno(cnd_wait(&s->nonzero, &s->lock));
     if (!rc)
         s->count--;
     mtx_unlock(&s->lock);
@@ -88,7 +78,7 @@ int rtg_sem_wait_until(rtg_sem_t *s, uint64_t deadline_ns)
                                  .tv_nsec = (long)(abs % 1000000000u)};
         int w = cnd_timedwait(&s->nonzero, &s->lock, &until);
         if (w != thrd_success && w != thrd_timedout)
-            rc = errno_of(w);
+            rc = rtg_c11_errno(w);
     }
     if (!rc)
         s->count--;
@@ -118,7 +108,7 @@ int rtg_mutex_init(rtg_mutex_t *m, enum rtg_mutex_protocol proto, int ceiling)
     (void)ceiling;
     if (proto != RTG_PROTO_NONE)
         return ENOTSUP;
-    return errno_of(mtx_init(&m->mutex, mtx_plain));
+    return rtg_c11_errno(mtx_init(&m->mutex, mtx_plain));
 }
 
 int rtg_mutex_destroy(rtg_mutex_t *m)
@@ -127,5 +117,5 @@ int rtg_mutex_destroy(rtg_mutex_t *m)
     return 0;
 }
 
-int rtg_mutex_lock(rtg_mutex_t *m) { return errno_of(mtx_lock(&m->mutex)); }
-int rtg_mutex_unlock(rtg_mutex_t *m) { return errno_of(mtx_unlock(&m->mutex)); }
+int rtg_mutex_lock(rtg_mutex_t *m) { return rtg_c11_errno(mtx_lock(&m->mutex)); }
+int rtg_mutex_unlock(rtg_mutex_t *m) { return rtg_c11_errno(mtx_unlock(&m->mutex)); }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "c11_internal.h"
 #include "rtg/osal.h"
 
 struct rtg_c11_thread {
@@ -22,17 +23,6 @@ static int trampoline(void *p)
     self_handle = t;
     t->result = t->fn(t->arg);
     return 0;
-}
-
-static int errno_of(int thrd_rc)
-{
-    switch (thrd_rc) {
-    case thrd_success: return 0;
-    case thrd_nomem: return ENOMEM;
-    case thrd_busy: return EBUSY;
-    case thrd_timedout: return ETIMEDOUT;
-    default: return EAGAIN;
-    }
 }
 
 const char *rtg_policy_name(enum rtg_policy p)
@@ -55,7 +45,7 @@ int rtg_thread_create(rtg_thread_t *t, const struct rtg_thread_attr *a, rtg_thre
         return ENOMEM;
     h->fn = fn;
     h->arg = arg;
-    int rc = errno_of(thrd_create(&h->id, trampoline, h));
+    int rc = rtg_c11_errno(thrd_create(&h->id, trampoline, h));
     if (rc) {
         free(h);
         return rc;
@@ -66,7 +56,7 @@ int rtg_thread_create(rtg_thread_t *t, const struct rtg_thread_attr *a, rtg_thre
 
 int rtg_thread_join(rtg_thread_t t, void **result)
 {
-    int rc = errno_of(thrd_join(t->id, NULL));
+    int rc = rtg_c11_errno(thrd_join(t->id, NULL));
     if (rc)
         return rc;
     if (result)

@@ -44,9 +44,24 @@ static int arn_run(struct rtg_ctx *ctx)
         rtg_mutex_t m;
         /* ceiling: --prio, so the locking thread is never above it */
         int rc = rtg_mutex_init(&m, kinds[k].p, rtg_prio(ctx));
+        if (!rc) { /* one trial: a ceiling may be refused only when locking */
+            int t = rtg_mutex_lock(&m);
+            if (t) {
+                rtg_mutex_destroy(&m);
+                rc = t;
+            } else {
+                rtg_mutex_unlock(&m);
+            }
+        }
         rtg_json_kbool(info, kinds[k].cond, rc == 0);
         if (rc == ENOTSUP || rc == ENOSYS)
             continue;
+        if (rc && !rtg_rt_ok(ctx) && kinds[k].p != RTG_PROTO_NONE) {
+            /* e.g. raising to the ceiling needs the privileges this run lacks */
+            rtg_note(ctx, "%s mutex refused without real-time privileges: %s", kinds[k].cond,
+                     strerror(rc));
+            continue;
+        }
         if (rc) {
             err = rc;
             err_kind = kinds[k].cond;

@@ -173,6 +173,7 @@ def test_output_file_option_writes_the_same_records(tmp_path) -> None:  # type: 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to nobody")
 def test_unprivileged_run_says_what_it_lacked() -> None:
+    """As nobody: no SCHED_FIFO, no mlockall; every test still ends cleanly."""
     setpriv = shutil.which("setpriv")
     if not setpriv:
         pytest.skip("setpriv (util-linux) is not installed")
@@ -189,13 +190,11 @@ def test_unprivileged_run_says_what_it_lacked() -> None:
             "--inh-caps=-all",
             str(probe),
             "--quick",
-            "--tests",
-            "CLK-P-RES,TMR-P-LAT",
             *QUICK_LAT,
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         cwd=tmp_path,
     )
     records = [json.loads(x) for x in proc.stdout.splitlines()]
@@ -207,10 +206,15 @@ def test_unprivileged_run_says_what_it_lacked() -> None:
     assert sysrec["privileges"]["sched_fifo"] is False
     assert sysrec["privileges"]["euid"] != 0
     assert any("SCHED_FIFO" in w for w in sysrec["warnings"])
+    # The whole catalogue: what needs privileges is skipped with the reason,
+    # the rest runs at SCHED_OTHER and says so; nothing ends in error.
     for r in records[1:-1]:
-        assert r["status"] == "ok"
-        assert r["conditions"]["policy"] == "SCHED_OTHER"
-        assert any("without SCHED_FIFO" in n for n in r["notes"])
+        assert r["status"] in ("ok", "pass", "skipped"), (r["id"], r["status"], r.get("reason"))
+        if r["status"] == "skipped":
+            assert r["reason"], r["id"]
+        else:
+            assert r["conditions"]["policy"] == "SCHED_OTHER", r["id"]
+            assert any("without SCHED_FIFO" in n for n in r["notes"]), r["id"]
 
 
 def test_asan_build_runs_clean() -> None:

@@ -12,9 +12,10 @@ static void list_text(void)
 {
     for (size_t i = 0; i < rtg_registry_len; i++) {
         const struct rtg_test_desc *d = rtg_registry[i];
+        const char *why_not = rtg_test_unavailable(d);
         printf("%-12s %c  %s\n", d->id, d->kind, d->title);
-        if (rtg_test_unavailable(d))
-            printf("    unavailable here: %s\n", rtg_test_unavailable(d));
+        if (why_not)
+            printf("    unavailable here: %s\n", why_not);
         for (size_t k = 0; k < d->n_options; k++) {
             const struct rtg_option *o = &d->options[k];
             if (o->type == RTG_OPT_ENUM)
@@ -42,8 +43,9 @@ static void list_json(void)
         rtg_json_kstr(&j, "id", d->id);
         rtg_json_kstr(&j, "title", d->title);
         rtg_json_kstr(&j, "kind", kind);
-        rtg_json_kbool(&j, "available", rtg_test_unavailable(d) == NULL);
-        rtg_json_kstr(&j, "reason", rtg_test_unavailable(d));
+        const char *why_not = rtg_test_unavailable(d);
+        rtg_json_kbool(&j, "available", why_not == NULL);
+        rtg_json_kstr(&j, "reason", why_not);
         rtg_json_key(&j, "options");
         rtg_json_arr_begin(&j);
         for (size_t k = 0; k < d->n_options; k++) {

@@ -32,17 +32,20 @@ const struct rtg_option *rtg_test_option(const struct rtg_test_desc *d, const ch
     return NULL;
 }
 
+/* Constant strings: the reason outlives every caller. */
+#define LACKS(what) "needs " what ", which the " RTG_OSAL_NAME " OSAL does not offer"
+
 const char *rtg_test_unavailable(const struct rtg_test_desc *d)
 {
     static const struct {
         unsigned bit;
         const char *why;
     } lacks[] = {
-        {RTG_OFFERS_PROCESSES, "needs processes, which the " RTG_OSAL_NAME " OSAL does not offer"},
-        {RTG_OFFERS_MSG_QUEUES, "needs message queues, which the " RTG_OSAL_NAME " OSAL does not offer"},
-        {RTG_OFFERS_SIGNALS, "needs queued signals, which the " RTG_OSAL_NAME " OSAL does not offer"},
-        {RTG_OFFERS_TIMERS, "needs timers, which the " RTG_OSAL_NAME " OSAL does not offer"},
-        {RTG_OFFERS_FRESH_PAGES, "needs fresh page mappings, which the " RTG_OSAL_NAME " OSAL does not offer"},
+        {RTG_OFFERS_PROCESSES, LACKS("processes")},
+        {RTG_OFFERS_MSG_QUEUES, LACKS("message queues")},
+        {RTG_OFFERS_SIGNALS, LACKS("queued signals")},
+        {RTG_OFFERS_TIMERS, LACKS("timers")},
+        {RTG_OFFERS_FRESH_PAGES, LACKS("fresh page mappings")},
     };
     if (d->unavailable)
         return d->unavailable;

@@ -400,9 +400,10 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
          i++) {
         const struct rtg_test_desc *d = rtg_registry[cfg->selected[i]];
         enum rtg_status st;
-        if (rtg_test_unavailable(d)) {
+        const char *why_not = rtg_test_unavailable(d);
+        if (why_not) {
             st = RTG_ST_SKIPPED;
-            emit_parent_record(&rs, d, st, rtg_test_unavailable(d), 0);
+            emit_parent_record(&rs, d, st, why_not, 0);
         } else {
             st = run_one(&rs, d);
         }

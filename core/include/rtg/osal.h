@@ -22,7 +22,7 @@ enum rtg_offer {
     RTG_OFFERS_TIMERS = 1u << 3,      /* timers with expiry notification (osal_timer.h) */
     RTG_OFFERS_FRESH_PAGES = 1u << 4, /* mapping fresh pages, page fault counts (osal_mem.h) */
 };
-#define RTG_OFFERS_ALL 0x1fu
+#define RTG_OFFERS_ALL ((RTG_OFFERS_FRESH_PAGES << 1) - 1u) /* every bit above */
 unsigned rtg_osal_offers(void);
 
 /* ---- threads ---- */

@@ -25,15 +25,6 @@ static int trampoline(void *p)
     return 0;
 }
 
-const char *rtg_policy_name(enum rtg_policy p)
-{
-    switch (p) {
-    case RTG_SCHED_FIFO: return "SCHED_FIFO";
-    case RTG_SCHED_RR: return "SCHED_RR";
-    default: return "SCHED_OTHER";
-    }
-}
-
 /* The stack size and the CPU are hints ISO C cannot honour: the thread gets
  * the library's default stack and runs wherever the host puts it. */
 int rtg_thread_create(rtg_thread_t *t, const struct rtg_thread_attr *a, rtg_thread_fn fn, void *arg)

@@ -27,15 +27,6 @@ static enum rtg_policy from_posix_policy(int p)
     return RTG_SCHED_OTHER;
 }
 
-const char *rtg_policy_name(enum rtg_policy p)
-{
-    switch (p) {
-    case RTG_SCHED_FIFO: return "SCHED_FIFO";
-    case RTG_SCHED_RR: return "SCHED_RR";
-    default: return "SCHED_OTHER";
-    }
-}
-
 #if defined(__linux__) && !defined(__GLIBC__)
 /* C libraries without pthread_attr_setaffinity_np (musl): the new thread
  * pins itself before running the test's function. It may run a few

@@ -72,6 +72,7 @@ def test_the_check_catches_a_direct_call(tmp_path: Path) -> None:
     obj = tmp_path / "bad.o"
     subprocess.run([os.environ.get("CC", "cc"), "-c", str(src), "-o", str(obj)], check=True)
     assert "getpid" in undefined(obj) and "getpid" not in ISO_C
+    assert "getpid" not in ISO_C11_THREADS  # the c11 check would catch it too
 
 
 def test_the_c11_osal_itself_uses_only_iso_c() -> None:

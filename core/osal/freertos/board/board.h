@@ -1,0 +1,33 @@
+/* The MPS2 AN385 board as QEMU models it (-machine mps2-an385): a
+ * Cortex-M3 at 25 MHz, CMSDK UART0 and CMSDK timers, semihosting for the
+ * command line and the exit code. */
+#ifndef RTG_FR_BOARD_H
+#define RTG_FR_BOARD_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define BOARD_NAME "mps2-an385"
+#define BOARD_CPU "cortex-m3"
+#define BOARD_SYSCLK_HZ 25000000u
+
+/* UART0: polled output of the framed record lines. */
+void board_uart_init(void);
+void board_uart_write(const char *p, size_t n);
+
+/* TIMER1 runs free as the measuring clock: 25 MHz, extended to 64 bits. */
+void board_counter_init(void);
+uint64_t board_counter_ticks(void);
+
+/* TIMER0 raises IRQ 8 every period_ticks of the 25 MHz clock; fn runs in
+ * the interrupt. period 0 stops it. */
+void board_timer0_start(uint32_t period_ticks, void (*fn)(void *arg), void *arg);
+void board_timer0_stop(void);
+
+/* Semihosting: the command line QEMU was given (arg=...), and the end. */
+int board_cmdline(char *buf, size_t len);
+__attribute__((noreturn)) void board_exit(int code);
+
+/* The fault handlers call this with the fault's name (board/fault.c). */
+void board_set_fault_sink(void (*sink)(const char *fault));
+
+#endif

@@ -1,0 +1,30 @@
+/* Shared inside the FreeRTOS port. */
+#ifndef RTG_FR_INTERNAL_H
+#define RTG_FR_INTERNAL_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "FreeRTOS.h"
+#include "rtg/osal.h"
+#include "task.h"
+
+/* Round robin: a slice of this many ticks (1 ms each). */
+#define RTG_FR_RR_TICKS 10u
+/* Stacks are capped: the board has 4 MB, the catalogue asks 64 KiB. */
+#define RTG_FR_STACK_MAX (16u * 1024u)
+#define RTG_FR_STACK_DEFAULT (8u * 1024u)
+/* The catalogue's levels on FreeRTOS's (FreeRTOSConfig.h). */
+#define RTG_FR_PRIO_OTHER 1u
+#define RTG_FR_PRIO_WATCHDOG (configMAX_PRIORITIES - 1u)
+
+UBaseType_t rtg_fr_priority(enum rtg_policy policy, int prio);
+/* Ticks to wait until the absolute rtg_mono_ns deadline, rounded up. */
+TickType_t rtg_fr_ticks_until(uint64_t deadline_ns);
+/* Tasks that the OSAL created and nobody joined yet (the runner's check). */
+unsigned rtg_fr_live_threads(void);
+/* Makes the calling task (created outside the OSAL) known to it. */
+void rtg_fr_adopt_self(enum rtg_policy policy, int prio);
+/* Deletes every OSAL task but the caller's (the watchdog's last resort). */
+unsigned rtg_fr_delete_all_threads(void);
+
+#endif

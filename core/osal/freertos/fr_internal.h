@@ -10,7 +10,7 @@
 
 /* Round robin: a slice of this many ticks (1 ms each). */
 #define RTG_FR_RR_TICKS 10u
-/* Stacks are capped: the board has 4 MB, the catalogue asks 64 KiB. */
+/* Stacks are capped: FreeRTOS's heap has 3 MB, the catalogue asks 64 KiB. */
 #define RTG_FR_STACK_MAX (16u * 1024u)
 #define RTG_FR_STACK_DEFAULT (8u * 1024u)
 /* The catalogue's levels on FreeRTOS's (FreeRTOSConfig.h). */
@@ -24,6 +24,8 @@ TickType_t rtg_fr_ticks_until(uint64_t deadline_ns);
 unsigned rtg_fr_live_threads(void);
 /* Makes the calling task (created outside the OSAL) known to it. */
 void rtg_fr_adopt_self(enum rtg_policy policy, int prio);
+/* Wakes every OSAL task from its delay (a stop request was made). */
+void rtg_fr_abort_delays(void);
 /* Deletes every OSAL task but the caller's (the watchdog's last resort). */
 unsigned rtg_fr_delete_all_threads(void);
 

@@ -74,6 +74,15 @@ unsigned rtg_fr_delete_all_threads(void)
     return n;
 }
 
+void rtg_fr_abort_delays(void)
+{
+    vTaskSuspendAll();
+    for (struct rtg_fr_thread *t = live; t; t = t->next)
+        if (!t->adopted)
+            (void)xTaskAbortDelay(t->task);
+    (void)xTaskResumeAll();
+}
+
 static void trampoline(void *p)
 {
     struct rtg_fr_thread *t = p;

@@ -23,7 +23,8 @@ TickType_t rtg_fr_ticks_until(uint64_t deadline_ns)
 }
 
 /* Periodic wake-ups: xTaskDelayUntil from the current tick. A stop
- * request ends an interruptible sleep within a tick or two. */
+ * request ends an interruptible sleep: the watchdog aborts every task's
+ * delay (rtg_fr_abort_delays) after setting the stop flag. */
 static int sleep_until(uint64_t abs_ns, bool intr)
 {
     for (;;) {
@@ -32,8 +33,6 @@ static int sleep_until(uint64_t abs_ns, bool intr)
         TickType_t ticks = rtg_fr_ticks_until(abs_ns);
         if (ticks == 0)
             return 0;
-        if (intr && ticks > 2)
-            ticks = 2;
         TickType_t from = xTaskGetTickCount();
         (void)xTaskDelayUntil(&from, ticks);
     }

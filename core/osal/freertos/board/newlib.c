@@ -1,5 +1,4 @@
-/* What newlib needs from the board: a heap (the RAM between .bss and the
- * initial stack), a lock around malloc (the scheduler is held), output to
+/* What newlib needs from the board: a heap (the 16 MB PSRAM), a lock around malloc (the scheduler is held), output to
  * UART0 and an exit through semihosting. */
 #include <errno.h>
 #include <stdint.h>

@@ -48,6 +48,7 @@ int fw_isolate_run(struct rtg_ctx *ctx, double bound_s, struct fw_outcome *o)
     uint64_t deadline = t0 + (uint64_t)(bound_s * 1e9);
     if (rtg_sem_wait_until(&j.done, deadline) != 0) {
         rtg_stop_set(2);
+        rtg_fr_abort_delays();
         o->state = FW_STOPPED;
         if (rtg_sem_wait_until(&j.done, rtg_mono_ns() + GRACE_NS) != 0) {
             o->state = FW_KILLED;

@@ -151,8 +151,8 @@ static enum rtg_status run_one(const struct rtg_test_desc *d, const struct fw_ru
         /* Its context may be half-written by a deleted task: not used. */
         char reason[160];
         snprintf(reason, sizeof reason,
-                 "watchdog: overran its bound of %.1f s and did not stop; its %u tasks were "
-                 "deleted",
+                 "watchdog: overran its bound of %.1f s and did not stop; killed (tasks "
+                 "deleted: %u)",
                  bound, o.tasks_left);
         emit_own_record(d, run, RTG_ST_ERROR, reason, o.duration_ms);
         *restart = true;

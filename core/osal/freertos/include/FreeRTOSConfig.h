@@ -32,8 +32,8 @@
 #define configSUPPORT_STATIC_ALLOCATION 0
 #define configSUPPORT_DYNAMIC_ALLOCATION 1
 /* heap_4 (first fit, coalescing): tasks, queues, semaphores. The C
- * library's malloc has the rest of the RAM (board/newlib.c). */
-#define configTOTAL_HEAP_SIZE (2u * 1024u * 1024u)
+ * library's malloc has the 16 MB PSRAM (board/newlib.c). */
+#define configTOTAL_HEAP_SIZE (3u * 1024u * 1024u)
 #define configAPPLICATION_ALLOCATED_HEAP 0
 
 #define configUSE_IDLE_HOOK 0
@@ -65,6 +65,7 @@
 #define INCLUDE_uxTaskGetStackHighWaterMark 0
 #define INCLUDE_xTaskGetIdleTaskHandle 0
 #define INCLUDE_eTaskGetState 1
+#define INCLUDE_xTaskAbortDelay 1
 
 void rtg_fr_assert_failed(const char *file, int line);
 #define configASSERT(x)                                                                            \

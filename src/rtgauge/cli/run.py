@@ -31,7 +31,9 @@ def add_probe_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_target_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--target", default="local", help="local | qemu | ssh://[user@]host[:port]")
+    p.add_argument(
+        "--target", default="local", help="local | qemu | freertos-qemu | ssh://[user@]host[:port]"
+    )
     p.add_argument("--probe", help="the probe binary (local target)")
     g = p.add_argument_group("qemu target")
     g.add_argument("--kernel", help="kernel image to boot")
@@ -44,6 +46,15 @@ def add_target_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--vcpus", type=int, default=2, help="guest CPUs (2)")
     g.add_argument("--mem", type=int, default=1024, help="guest memory in MB (1024)")
     g.add_argument("--append", default="", help="extra kernel command line")
+    g = p.add_argument_group("freertos-qemu target")
+    g.add_argument(
+        "--icount",
+        type=int,
+        nargs="?",
+        const=4,
+        metavar="SHIFT",
+        help="instruction counting: reproducible virtual-time figures (shift 4 if not given)",
+    )
     g = p.add_argument_group("ssh target")
     g.add_argument("--ssh-option", action="append", default=[], help="extra ssh -o option")
     g.add_argument("--identity", type=Path, help="ssh private key")
@@ -106,6 +117,10 @@ def open_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:
         )
     if args.target == "qemu":
         return _qemu_stream(args, pargs)
+    if args.target == "freertos-qemu":
+        from rtgauge.targets.freertos_stream import freertos_stream
+
+        return freertos_stream(args, pargs)
     if args.target.startswith("ssh://"):
         from rtgauge.targets.ssh import SshRun, parse_ssh_url, run_over_ssh
 
@@ -121,7 +136,7 @@ def open_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:
             {"kind": "ssh", "address": t.label},
             lambda: (sr.exit_code, sr.error),
         )
-    raise UsageError(f"--target {args.target!r}: expected local, qemu or ssh://host")
+    raise UsageError(f"--target {args.target!r}: expected local, qemu, freertos-qemu or ssh://host")
 
 
 def _qemu_stream(args: argparse.Namespace, pargs: list[str]) -> Stream:

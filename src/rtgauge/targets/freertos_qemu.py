@@ -50,7 +50,9 @@ class BoardRun:
     output_tail: list[str] = field(default_factory=list)
 
 
-def find_firmware(root: Path | None, build_dir: str = "build-freertos", hooks: bool = False) -> Path:
+def find_firmware(
+    root: Path | None, build_dir: str = "build-freertos", hooks: bool = False
+) -> Path:
     """$RTGAUGE_FIRMWARE, else the tree's firmware, built (incrementally) first."""
     env = os.environ.get("RTGAUGE_FIRMWARE_HOOKS" if hooks else "RTGAUGE_FIRMWARE")
     if env:
@@ -180,19 +182,22 @@ def _boot(cmd: list[str], opts: BoardOptions, boot: _Boot, run: BoardRun) -> Ite
             boot.error = "the firmware did not boot" + (f": {err.splitlines()[-1]}" if err else "")
 
 
-def _end_record(tests: list[dict[str, object]], complete: bool, elapsed_ms: float) -> str:
-    """The end record of a run that took several boots, from its test records."""
+def _end_record(
+    tests: list[dict[str, object]], complete: bool, elapsed_ms: float
+) -> tuple[dict[str, object], int]:
+    """The end record of a run that took several boots, from its test records;
+    and its exit code."""
     count = {s: sum(1 for t in tests if t.get("status") == s) for s in
              ("ok", "pass", "fail", "error", "skipped", "interrupted")}  # fmt: skip
     code = 3 if count["error"] or not complete else 1 if count["fail"] else 0
-    return json.dumps({
+    return {
         "record": "end", "schema_version": 1,
         "status": "complete" if complete else "interrupted",
         "tests": len(tests), "passed": count["ok"] + count["pass"], "failed": count["fail"],
         "errors": count["error"], "skipped": count["skipped"],
         "interrupted": count["interrupted"], "exit_code": code,
         "elapsed_ms": round(elapsed_ms),
-    })  # fmt: skip
+    }, code  # fmt: skip
 
 
 def run_on_board(opts: BoardOptions, probe_args: list[str], run: BoardRun) -> Iterator[str]:
@@ -252,9 +257,9 @@ def run_on_board(opts: BoardOptions, probe_args: list[str], run: BoardRun) -> It
     elif tests or end_line is not None:
         if run.error is None and not complete:
             run.error = "the run ended before every test had a record"
-        yield _end_record(tests, complete, (time.monotonic() - t0) * 1000)
-        if complete and run.exit_code is not None and run.exit_code != 2:
-            run.exit_code = json.loads(_end_record(tests, True, 0))["exit_code"]
+        end, code = _end_record(tests, complete, (time.monotonic() - t0) * 1000)
+        yield json.dumps(end)
+        run.exit_code = 3 if run.error else code
 
 
 def _peek(line: str) -> dict[str, object]:

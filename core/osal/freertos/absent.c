@@ -1,5 +1,4 @@
-/* What FreeRTOS does not have: processes, queued signals, POSIX timers with
- * notification, page mappings, named semaphores, load generator processes.
+/* What FreeRTOS does not have: processes, queued signals, page mappings, named semaphores, load generator processes.
  * rtg_osal_offers() says what it has; the runner skips the tests that need
  * the rest, with the reason, and a call that reaches one anyway gets
  * ENOTSUP, never a made-up success. */
@@ -12,9 +11,9 @@
 #include "rtg/osal_named.h"
 #include "rtg/osal_proc.h"
 #include "rtg/osal_sig.h"
-#include "rtg/osal_timer.h"
 
-unsigned rtg_osal_offers(void) { return RTG_OFFERS_MSG_QUEUES; }
+/* Queues (msg.c) and a hardware timer with an interrupt handler (timer.c). */
+unsigned rtg_osal_offers(void) { return RTG_OFFERS_MSG_QUEUES | RTG_OFFERS_TIMERS; }
 
 /* ---- memory ---- */
 size_t rtg_page_size(void) { return 0; }
@@ -138,43 +137,6 @@ int rtg_sig_wait(const int *sigs, size_t n, uint64_t timeout_ns, int *sig, uint6
 {
     (void)sigs, (void)n, (void)timeout_ns, (void)sig, (void)value;
     return ENOTSUP;
-}
-
-/* ---- timers ---- */
-int rtg_timer_create(struct rtg_timer **t, enum rtg_timer_mode mode, void (*fn)(void *arg),
-                     void *arg)
-{
-    (void)mode, (void)fn, (void)arg;
-    *t = NULL;
-    return ENOTSUP;
-}
-int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns)
-{
-    (void)t, (void)first_abs_ns, (void)period_ns;
-    return ENOTSUP;
-}
-int rtg_timer_wait(struct rtg_timer *t, uint64_t *expirations)
-{
-    (void)t, (void)expirations;
-    return ENOTSUP;
-}
-int rtg_timer_overrun(struct rtg_timer *t)
-{
-    (void)t;
-    return 0;
-}
-void rtg_timer_delete(struct rtg_timer *t) { (void)t; }
-int rtg_nanosleep_rel(uint64_t ns)
-{
-    (void)ns;
-    return ENOTSUP;
-}
-int rtg_select_rel(uint64_t ns) { return rtg_nanosleep_rel(ns); }
-int rtg_ppoll_rel(uint64_t ns) { return rtg_nanosleep_rel(ns); }
-bool rtg_timerlat_available(char *why, size_t n)
-{
-    snprintf(why, n, "no kernel tracer on FreeRTOS");
-    return false;
 }
 
 /* ---- load generators (separate processes) ---- */

@@ -4,6 +4,7 @@
  * MUT-B-ARC shows the inversion; a ceiling protocol is not offered. */
 #include <errno.h>
 
+#include "board/board.h"
 #include "fr_internal.h"
 #include "semphr.h"
 
@@ -45,8 +46,16 @@ int rtg_sem_wait_until(rtg_sem_t *s, uint64_t deadline_ns)
     }
 }
 
+/* Also from an interrupt handler (a timer's, timer.c): the waiter, if
+ * higher than the interrupted task, runs as soon as the interrupt ends. */
 int rtg_sem_post(rtg_sem_t *s)
 {
+    if (board_in_isr()) {
+        BaseType_t woken = pdFALSE;
+        BaseType_t ok = xSemaphoreGiveFromISR((SemaphoreHandle_t)s->handle, &woken);
+        portYIELD_FROM_ISR(woken);
+        return ok == pdTRUE ? 0 : EOVERFLOW;
+    }
     return xSemaphoreGive((SemaphoreHandle_t)s->handle) == pdTRUE ? 0 : EOVERFLOW;
 }
 

@@ -18,14 +18,22 @@ void board_uart_write(const char *p, size_t n);
 void board_counter_init(void);
 uint64_t board_counter_ticks(void);
 
-/* TIMER0 raises IRQ 8 every period_ticks of the 25 MHz clock; fn runs in
- * the interrupt. period 0 stops it. */
-void board_timer0_start(uint32_t period_ticks, void (*fn)(void *arg), void *arg);
+/* TIMER0 raises IRQ 8 first_ticks from now, then every period_ticks of
+ * the 25 MHz clock; fn runs in the interrupt. */
+void board_timer0_start(uint32_t first_ticks, uint32_t period_ticks, void (*fn)(void *arg),
+                        void *arg);
 void board_timer0_stop(void);
 
 /* Semihosting: the command line QEMU was given (arg=...), and the end. */
 int board_cmdline(char *buf, size_t len);
 __attribute__((noreturn)) void board_exit(int code);
+/* Whether the caller runs in an interrupt (IPSR not zero). */
+static inline int board_in_isr(void)
+{
+    uint32_t ipsr;
+    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+    return ipsr != 0;
+}
 
 /* The fault handlers call this with the fault's name (board/fault.c). */
 void board_set_fault_sink(void (*sink)(const char *fault));

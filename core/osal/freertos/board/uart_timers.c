@@ -67,14 +67,15 @@ uint64_t board_counter_ticks(void)
 static void (*timer0_fn)(void *);
 static void *timer0_arg;
 
-void board_timer0_start(uint32_t period_ticks, void (*fn)(void *arg), void *arg)
+void board_timer0_start(uint32_t first_ticks, uint32_t period_ticks, void (*fn)(void *arg),
+                        void *arg)
 {
     TIMER0->ctrl = 0;
     timer0_fn = fn;
     timer0_arg = arg;
     TIMER0->intstatus = 1;
+    TIMER0->value = first_ticks;
     TIMER0->reload = period_ticks;
-    TIMER0->value = period_ticks;
     /* the highest priority that may still call FreeRTOS's FromISR calls */
     NVIC_IPR[TIMER0_IRQ] = configMAX_SYSCALL_INTERRUPT_PRIORITY;
     NVIC_ISER0 = 1u << TIMER0_IRQ;

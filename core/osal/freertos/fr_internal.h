@@ -24,6 +24,8 @@ TickType_t rtg_fr_ticks_until(uint64_t deadline_ns);
 unsigned rtg_fr_live_threads(void);
 /* Makes the calling task (created outside the OSAL) known to it. */
 void rtg_fr_adopt_self(enum rtg_policy policy, int prio);
+/* Whether the running task is one the OSAL created (a test's). */
+bool rtg_fr_is_test_task(void);
 /* Wakes every OSAL task from its delay (a stop request was made). */
 void rtg_fr_abort_delays(void);
 /* Deletes every OSAL task but the caller's (the watchdog's last resort). */

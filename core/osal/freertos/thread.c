@@ -74,6 +74,12 @@ unsigned rtg_fr_delete_all_threads(void)
     return n;
 }
 
+bool rtg_fr_is_test_task(void)
+{
+    struct rtg_fr_thread *t = pvTaskGetThreadLocalStoragePointer(NULL, 0);
+    return t && !t->adopted;
+}
+
 void rtg_fr_abort_delays(void)
 {
     vTaskSuspendAll();

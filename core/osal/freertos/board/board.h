@@ -3,6 +3,7 @@
  * command line and the exit code. */
 #ifndef RTG_FR_BOARD_H
 #define RTG_FR_BOARD_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,7 +36,9 @@ static inline int board_in_isr(void)
     return ipsr != 0;
 }
 
-/* The fault handlers call this with the fault's name (board/fault.c). */
-void board_set_fault_sink(void (*sink)(const char *fault));
+/* Whether a fault in thread mode belongs to the runner's test (then
+ * *resume is where the faulting task goes on, in thread mode). */
+typedef bool (*board_fault_claim)(const char *fault, void (**resume)(void));
+void board_set_fault_handler(board_fault_claim claim);
 
 #endif

@@ -39,60 +39,11 @@ static void emit_plan(const struct rtg_config *cfg)
     fw_emit_line(line, n < sizeof line ? n : sizeof line - 1);
 }
 
-/* ---- the record a fault leaves ----
- * Rendered before the test starts (no allocation in a fault handler), with
- * a placeholder in its reason that the handler replaces by the fault. */
-static char *fault_record;
-static size_t fault_len, fault_at;
-#define FAULT_MARK "\\u0001"
-
-static void on_fault(const char *what)
-{
-    if (!fault_record)
-        return;
-    board_uart_write(FW_FRAME, sizeof FW_FRAME - 1);
-    board_uart_write(fault_record, fault_at);
-    board_uart_write(what, strlen(what));
-    size_t rest = fault_at + sizeof FAULT_MARK - 1;
-    board_uart_write(fault_record + rest, fault_len - rest);
-    board_uart_write("\n", 1);
-    fw_emit_line("RESTART", 7);
-}
-
 static void base_ctx(struct rtg_ctx *ctx, const struct fw_run *run)
 {
     ctx->rt_ok = true;
     ctx->mlock_ok = true;
     ctx->virtualized = run->board.qemu != NULL;
-}
-
-static void prepare_fault_record(const struct rtg_test_desc *d, const struct fw_run *run)
-{
-    struct rtg_ctx ctx;
-    char err[128];
-    if (rtg_ctx_init(&ctx, d, &run->cfg, err, sizeof err))
-        return;
-    base_ctx(&ctx, run);
-    struct rtg_json j;
-    rtg_json_init(&j);
-    rtg_ctx_emit(&ctx, RTG_ST_ERROR, "crashed (\x01); the board was restarted for the next test",
-                 0, &j);
-    rtg_ctx_free(&ctx);
-    char *mark = j.failed ? NULL : strstr(j.buf, FAULT_MARK);
-    if (!mark) {
-        rtg_json_free(&j);
-        return;
-    }
-    fault_record = j.buf; /* kept: freed by the next preparation */
-    fault_len = j.len;
-    fault_at = (size_t)(mark - j.buf);
-}
-
-static void drop_fault_record(void)
-{
-    board_set_fault_sink(NULL);
-    free(fault_record);
-    fault_record = NULL;
 }
 
 /* A record the runner writes itself: skipped, or a test that never ended. */
@@ -137,23 +88,22 @@ static enum rtg_status run_one(const struct rtg_test_desc *d, const struct fw_ru
     else if (run->board.qemu)
         rtg_note(&ctx, "emulated: timings are not meaningful; behaviour verdicts are");
     double bound = bound_s(&ctx);
-    prepare_fault_record(d, run);
-    board_set_fault_sink(on_fault);
     struct fw_outcome o;
     if (fw_isolate_run(&ctx, bound, &o) != 0) {
-        drop_fault_record();
         rtg_ctx_free(&ctx);
         emit_own_record(d, run, RTG_ST_ERROR, "cannot create the test's task", 0);
         return RTG_ST_ERROR;
     }
-    drop_fault_record();
-    if (o.state == FW_KILLED) {
+    if (o.state == FW_KILLED || o.state == FW_CRASHED) {
         /* Its context may be half-written by a deleted task: not used. */
         char reason[160];
-        snprintf(reason, sizeof reason,
-                 "watchdog: overran its bound of %.1f s and did not stop; killed (tasks "
-                 "deleted: %u)",
-                 bound, o.tasks_left);
+        if (o.state == FW_CRASHED)
+            snprintf(reason, sizeof reason, "crashed (%s)", o.fault);
+        else
+            snprintf(reason, sizeof reason,
+                     "watchdog: overran its bound of %.1f s and did not stop; killed (tasks "
+                     "deleted: %u)",
+                     bound, o.tasks_left);
         emit_own_record(d, run, RTG_ST_ERROR, reason, o.duration_ms);
         *restart = true;
         return RTG_ST_ERROR;

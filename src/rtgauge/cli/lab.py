@@ -1,5 +1,6 @@
 """rtgauge lab: run a named set of targets (this machine, Debian kernels under
-QEMU, with different preemption models) and write their comparison."""
+QEMU, with different preemption models, FreeRTOS on an emulated board) and
+write their comparison."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def execute(args: argparse.Namespace) -> int:
         ns.kernel = None
         ns.kernel_package = entry.get("kernel_package")
         ns.append = entry.get("append", "")
+        ns.icount = entry.get("icount")
         ns.probe = None
         ns.no_report = False
         ns.ssh_option, ns.identity, ns.sudo = [], None, False

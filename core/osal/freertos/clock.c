@@ -20,18 +20,9 @@ void rtg_clock_init(int force_posix)
     rtg_clock_g.calibration_error_ppm = 0.0;
 }
 
-void rtg_clock_use_mock(uint64_t start, uint64_t step, double ns_per_tick)
-{
-    rtg_clock_g.source = RTG_CLOCK_MOCK;
-    rtg_clock_g.mock_now = start;
-    rtg_clock_g.mock_step = step;
-    rtg_clock_g.ns_per_tick = ns_per_tick;
-    rtg_clock_g.freq_hz = 1e9 / ns_per_tick;
-}
-
 const char *rtg_clock_source_name(void)
 {
-    return rtg_clock_g.source == RTG_CLOCK_MOCK ? "mock" : "hw_counter";
+    return "hw_counter";
 }
 
 /* Every tick: the counter is read at least every 172 s, so its 32-bit

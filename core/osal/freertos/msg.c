@@ -82,6 +82,32 @@ const struct rtg_msg_caps *rtg_msg_caps(const struct rtg_msg_chan *c) { return &
 
 void rtg_msg_set_wait_ns(struct rtg_msg_chan *c, uint64_t ns) { c->wait_ns = ns; }
 
+/* One queue operation, retried in slices of POLL_TICKS until it succeeds,
+ * the channel is aborted or its wait bound passes (blocking); once
+ * otherwise. item is what to send, or where to receive. */
+static int queue_op(struct rtg_msg_chan *c, bool receive, bool front, uint8_t *item, bool block)
+{
+    uint64_t deadline = rtg_mono_ns() + c->wait_ns;
+    for (;;) {
+        TickType_t t = 0;
+        if (block) {
+            t = rtg_fr_ticks_until(deadline);
+            t = t > POLL_TICKS ? POLL_TICKS : t;
+        }
+        BaseType_t ok = receive ? xQueueReceive(c->q, item, t)
+                        : front ? xQueueSendToFront(c->q, item, t)
+                                : xQueueSendToBack(c->q, item, t);
+        if (ok == pdPASS)
+            return 0;
+        if (!block)
+            return EAGAIN;
+        if (c->aborted)
+            return ECANCELED;
+        if (rtg_mono_ns() >= deadline)
+            return ETIMEDOUT;
+    }
+}
+
 /* An item is the length and priority, then the message: built in the
  * channel's send scratch item (under its lock), copied by the queue. */
 static int send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio, bool block)
@@ -94,31 +120,7 @@ static int send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned pr
     struct item_head h = {(uint32_t)len, prio};
     memcpy(c->item, &h, sizeof h);
     memcpy(c->item + sizeof h, buf, len);
-    uint64_t deadline = rtg_mono_ns() + c->wait_ns;
-    int rc = EAGAIN;
-    for (;;) {
-        TickType_t t = 0;
-        if (block) {
-            t = rtg_fr_ticks_until(deadline);
-            if (t > POLL_TICKS)
-                t = POLL_TICKS;
-        }
-        BaseType_t ok = prio ? xQueueSendToFront(c->q, c->item, t) : xQueueSendToBack(c->q, c->item, t);
-        if (ok == pdPASS) {
-            rc = 0;
-            break;
-        }
-        if (!block)
-            break;
-        if (c->aborted) {
-            rc = ECANCELED;
-            break;
-        }
-        if (rtg_mono_ns() >= deadline) {
-            rc = ETIMEDOUT;
-            break;
-        }
-    }
+    int rc = queue_op(c, false, prio > 0, c->item, block);
     xSemaphoreGive(c->item_lock);
     return rc;
 }
@@ -141,37 +143,15 @@ static int recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsi
     if (cap < c->caps.msg_size)
         return EMSGSIZE;
     xSemaphoreTake(c->rx_lock, portMAX_DELAY);
-    uint8_t *tmp = c->rx_item;
-    uint64_t deadline = rtg_mono_ns() + c->wait_ns;
-    int rc = EAGAIN;
-    for (;;) {
-        TickType_t t = 0;
-        if (block) {
-            t = rtg_fr_ticks_until(deadline);
-            if (t > POLL_TICKS)
-                t = POLL_TICKS;
-        }
-        if (xQueueReceive(c->q, tmp, t) == pdPASS) {
-            struct item_head h;
-            memcpy(&h, tmp, sizeof h);
-            memcpy(buf, tmp + sizeof h, h.len);
-            if (len)
-                *len = h.len;
-            if (prio)
-                *prio = h.prio;
-            rc = 0;
-            break;
-        }
-        if (!block)
-            break;
-        if (c->aborted) {
-            rc = ECANCELED;
-            break;
-        }
-        if (rtg_mono_ns() >= deadline) {
-            rc = ETIMEDOUT;
-            break;
-        }
+    int rc = queue_op(c, true, false, c->rx_item, block);
+    if (rc == 0) {
+        struct item_head h;
+        memcpy(&h, c->rx_item, sizeof h);
+        memcpy(buf, c->rx_item + sizeof h, h.len);
+        if (len)
+            *len = h.len;
+        if (prio)
+            *prio = h.prio;
     }
     xSemaphoreGive(c->rx_lock);
     return rc;

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtg/config.h"
-#include "rtg/ctx.h"
+#include "rtg_private/config.h"
+#include "rtg_private/ctx.h"
 #include "rtg/osal.h"
-#include "rtg/registry.h"
+#include "rtg_private/registry.h"
 
 static int fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t n, const char *fmt, ...)

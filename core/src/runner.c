@@ -2,7 +2,8 @@
  * process under the watchdog, collect, restore. A child that hangs, spins
  * or crashes costs one error record, never the run. */
 #define _GNU_SOURCE
-#include "rtg/runner.h"
+#include "rtg_private/runner.h"
+#include "rtg_private/version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,10 +21,10 @@
 #endif
 
 #include "rtg/clock.h"
-#include "rtg/ctx.h"
+#include "rtg_private/ctx.h"
 #include "rtg/osal.h"
-#include "rtg/registry.h"
-#include "rtg/sysinfo.h"
+#include "rtg_private/registry.h"
+#include "rtg_private/sysinfo.h"
 
 #define GRACE_NS (3ull * 1000000000ull) /* a stopped test's time to report */
 
@@ -423,7 +424,7 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     rtg_json_reset(&j);
     rtg_json_obj_begin(&j);
     rtg_json_kstr(&j, "record", "end");
-    rtg_json_kint(&j, "schema_version", 1);
+    rtg_json_kint(&j, "schema_version", RTG_SCHEMA_VERSION);
     rtg_json_kstr(&j, "status", interrupted ? "interrupted" : "complete");
     rtg_json_kint(&j, "tests", (int64_t)ran);
     rtg_json_kint(&j, "passed", counts[RTG_ST_PASS] + counts[RTG_ST_OK]);

@@ -1,7 +1,7 @@
 /* The system record. Every field the probe cannot read is null: never a
  * guess. */
 #define _GNU_SOURCE
-#include "rtg/sysinfo.h"
+#include "rtg_private/sysinfo.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,8 +16,8 @@
 
 #include "rtg/clock.h"
 #include "rtg/osal.h"
-#include "rtg/registry.h"
-#include "rtg/version.h"
+#include "rtg_private/registry.h"
+#include "rtg_private/version.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -540,7 +540,7 @@ void rtg_sysinfo_emit(struct rtg_json *j, int argc, char **argv, const struct rt
         memset(&u, 0, sizeof u);
     rtg_json_obj_begin(j);
     rtg_json_kstr(j, "record", "system");
-    rtg_json_kint(j, "schema_version", 1);
+    rtg_json_kint(j, "schema_version", RTG_SCHEMA_VERSION);
     emit_probe(j, argc, argv);
     time_t now = time(NULL);
     struct tm tm;

@@ -2,10 +2,10 @@
  * one-line message and code 2, before anything runs. */
 #include <stdlib.h>
 
-#include "rtg/config.h"
-#include "rtg/ctx.h"
+#include "rtg_private/config.h"
+#include "rtg_private/ctx.h"
 #include "rtg/osal.h"
-#include "rtg/registry.h"
+#include "rtg_private/registry.h"
 #include "unit.h"
 
 static struct rtg_config cfg;

@@ -1,9 +1,12 @@
-/* Build facts, set by CMake. */
+/* Build facts, set by CMake, and the result schema's version. */
 #ifndef RTG_VERSION_H
 #define RTG_VERSION_H
 #ifndef RTG_VERSION
-#define RTG_VERSION "0.1.0"
+#error "RTG_VERSION is set by the build from the top-level VERSION file"
 #endif
+/* The version of the result format (schema/result-v1.json): every record
+ * that carries "schema_version" writes this one constant. */
+#define RTG_SCHEMA_VERSION 1
 #ifndef RTG_STATIC_BUILD
 #define RTG_STATIC_BUILD 0
 #endif

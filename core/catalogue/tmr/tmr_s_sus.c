@@ -140,6 +140,7 @@ static const struct rtg_option options[] = {
 
 const struct rtg_test_desc rtg_test_tmr_s_sus = {
     .id = "TMR-S-SUS",
+    .source = __FILE__,
     .needs = RTG_OFFERS_TIMERS,
     .title = "Maximum sustained timer frequency (no expiry missed)",
     .kind = 'S',

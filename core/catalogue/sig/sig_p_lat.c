@@ -275,6 +275,7 @@ static const struct rtg_option options[] = {
 
 const struct rtg_test_desc rtg_test_sig_p_lat = {
     .id = "SIG-P-LAT",
+    .source = __FILE__,
     .needs = RTG_OFFERS_SIGNALS,
     .title = "Real-time signal delivery, queueing and order",
     .kind = 'P',

@@ -249,6 +249,7 @@ static const struct rtg_option arc_options[] = {
 
 const struct rtg_test_desc rtg_test_sem_p_arc = {
     .id = "SEM-P-ARC",
+    .source = __FILE__,
     .title = "Semaphore acquire / release with contention (128 waiters)",
     .kind = 'P',
     .options = RTG_OPTIONS(arc_options),

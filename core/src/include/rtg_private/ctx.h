@@ -4,7 +4,7 @@
 #define RTG_CTX_H
 #include <stdbool.h>
 
-#include "rtg/config.h"
+#include "rtg_private/config.h"
 #include "rtg/json.h"
 #include "rtg/test.h"
 

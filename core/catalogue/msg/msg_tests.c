@@ -801,6 +801,7 @@ static const struct rtg_option fil_options[] = {
 
 const struct rtg_test_desc rtg_test_msg_p_snd = {
     .id = "MSG-P-SND",
+    .source = __FILE__,
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message send with no receiver waiting (no switch)",
     .kind = 'P',
@@ -810,6 +811,7 @@ const struct rtg_test_desc rtg_test_msg_p_snd = {
 };
 const struct rtg_test_desc rtg_test_msg_p_lat = {
     .id = "MSG-P-LAT",
+    .source = __FILE__,
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message send to a blocked higher-priority receiver",
     .kind = 'P',
@@ -819,6 +821,7 @@ const struct rtg_test_desc rtg_test_msg_p_lat = {
 };
 const struct rtg_test_desc rtg_test_msg_p_rtt = {
     .id = "MSG-P-RTT",
+    .source = __FILE__,
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message request/reply round trip",
     .kind = 'P',
@@ -828,6 +831,7 @@ const struct rtg_test_desc rtg_test_msg_p_rtt = {
 };
 const struct rtg_test_desc rtg_test_msg_p_fil = {
     .id = "MSG-P-FIL",
+    .source = __FILE__,
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Queue fill, drain and urgent fill",
     .kind = 'P',
@@ -837,6 +841,7 @@ const struct rtg_test_desc rtg_test_msg_p_fil = {
 };
 const struct rtg_test_desc rtg_test_msg_p_alt = {
     .id = "MSG-P-ALT",
+    .source = __FILE__,
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Two tasks alternating, each blocked on its own queue",
     .kind = 'P',

@@ -403,6 +403,7 @@ static const struct rtg_option flt_options[] = {
 
 const struct rtg_test_desc rtg_test_mem_p_alc = {
     .id = "MEM-P-ALC",
+    .source = __FILE__,
     .title = "malloc, calloc and free with quasi-random sizes",
     .kind = 'P',
     .options = RTG_OPTIONS(alc_options),
@@ -411,6 +412,7 @@ const struct rtg_test_desc rtg_test_mem_p_alc = {
 };
 const struct rtg_test_desc rtg_test_mem_p_cpy = {
     .id = "MEM-P-CPY",
+    .source = __FILE__,
     .title = "memcpy, memmove and memset, verified",
     .kind = 'P',
     .options = RTG_OPTIONS(cpy_options),
@@ -419,6 +421,7 @@ const struct rtg_test_desc rtg_test_mem_p_cpy = {
 };
 const struct rtg_test_desc rtg_test_mem_p_flt = {
     .id = "MEM-P-FLT",
+    .source = __FILE__,
     .needs = RTG_OFFERS_FRESH_PAGES,
     .title = "First touch of fresh pages with and without mlockall",
     .kind = 'P',

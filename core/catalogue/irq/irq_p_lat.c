@@ -177,6 +177,7 @@ static const struct rtg_option options[] = {
 
 const struct rtg_test_desc rtg_test_irq_p_lat = {
     .id = "IRQ-P-LAT",
+    .source = __FILE__,
     .needs = RTG_OFFERS_TIMERS | RTG_OFFERS_SIGNALS,
     .title = "Interrupt service and task response (timer expiry)",
     .kind = 'P',

@@ -239,6 +239,7 @@ static const struct rtg_option new_b_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_b_new = {
     .id = "THR-B-NEW",
+    .source = __FILE__,
     .title = "Thread creation behaviour (lower, same, higher priority)",
     .kind = 'B',
     .options = RTG_OPTIONS(new_b_options),
@@ -497,6 +498,7 @@ static const struct rtg_option prio_b_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_b_prio = {
     .id = "THR-B-PRIO",
+    .source = __FILE__,
     .title = "Strict priority preemption; queue position of a lowered thread",
     .kind = 'B',
     .options = RTG_OPTIONS(prio_b_options),
@@ -771,6 +773,7 @@ static const struct rtg_option rr_b_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_b_rr = {
     .id = "THR-B-RR",
+    .source = __FILE__,
     .title = "Round-robin fairness and time slice",
     .kind = 'B',
     .options = RTG_OPTIONS(rr_b_options),

@@ -42,6 +42,7 @@ static const struct rtg_option hang_options[] = {
 
 const struct rtg_test_desc rtg_test_dbg_p_hang = {
     .id = "DBG-P-HANG",
+    .source = __FILE__,
     .title = "Test hook: never ends by itself",
     .kind = 'P',
     .options = RTG_OPTIONS(hang_options),
@@ -58,6 +59,7 @@ static int crash(struct rtg_ctx *ctx)
 
 const struct rtg_test_desc rtg_test_dbg_p_crash = {
     .id = "DBG-P-CRASH",
+    .source = __FILE__,
     .title = "Test hook: dereferences NULL",
     .kind = 'P',
     .options = RTG_NO_OPTIONS,

@@ -112,6 +112,7 @@ static const struct rtg_option arn_options[] = {
 
 const struct rtg_test_desc rtg_test_mut_p_arn = {
     .id = "MUT-P-ARN",
+    .source = __FILE__,
     .title = "Mutex lock / unlock without contention (default, inherit, protect)",
     .kind = 'P',
     .options = RTG_OPTIONS(arn_options),
@@ -310,6 +311,7 @@ static const struct rtg_option arc_options[] = {
 
 const struct rtg_test_desc rtg_test_mut_p_arc = {
     .id = "MUT-P-ARC",
+    .source = __FILE__,
     .title = "Mutex acquire / release with contention (priority inheritance)",
     .kind = 'P',
     .options = RTG_OPTIONS(arc_options),
@@ -355,6 +357,7 @@ static double pir_bound(const struct rtg_ctx *ctx)
 
 const struct rtg_test_desc rtg_test_mut_p_pir = {
     .id = "MUT-P-PIR",
+    .source = __FILE__,
     .title = "Priority inversion resolution time (H's wait for L's critical section)",
     .kind = 'P',
     .options = RTG_OPTIONS(pir_options),

@@ -163,6 +163,7 @@ static const struct rtg_option options[] = {
 
 const struct rtg_test_desc rtg_test_clk_p_dur = {
     .id = "CLK-P-DUR",
+    .source = __FILE__,
     .title = "Clock tick (periodic interrupt) processing duration",
     .kind = 'P',
     .options = RTG_OPTIONS(options),

@@ -215,6 +215,7 @@ static const struct rtg_option sls_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_p_sls = {
     .id = "THR-P-SLS",
+    .source = __FILE__,
     .title = "Switch between same-priority threads (sched_yield), N = 2, 10, 128, 1000",
     .kind = 'P',
     .options = RTG_OPTIONS(sls_options),
@@ -373,6 +374,7 @@ static const struct rtg_option pre_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_p_pre = {
     .id = "THR-P-PRE",
+    .source = __FILE__,
     .title = "Preemption time (semaphore and timer wake-up of a higher thread)",
     .kind = 'P',
     .options = RTG_OPTIONS(pre_options),
@@ -493,6 +495,7 @@ static const struct rtg_option new_p_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_p_new = {
     .id = "THR-P-NEW",
+    .source = __FILE__,
     .title = "Thread creation and deletion time (never run, run and terminate, run and block)",
     .kind = 'P',
     .options = RTG_OPTIONS(new_p_options),
@@ -650,6 +653,7 @@ static const struct rtg_option sus_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_p_sus = {
     .id = "THR-P-SUS",
+    .source = __FILE__,
     .title = "Suspend / resume (ping between two threads; local, no switch)",
     .kind = 'P',
     .options = RTG_OPTIONS(sus_options),
@@ -690,6 +694,7 @@ static const struct rtg_option yld_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_p_yld = {
     .id = "THR-P-YLD",
+    .source = __FILE__,
     .title = "Yield with nothing else ready",
     .kind = 'P',
     .options = RTG_OPTIONS(yld_options),
@@ -800,6 +805,7 @@ static const struct rtg_option bkg_options[] = {
 
 const struct rtg_test_desc rtg_test_thr_p_bkg = {
     .id = "THR-P-BKG",
+    .source = __FILE__,
     .needs = RTG_OFFERS_PROCESSES,
     .title = "Wake-up of a real-time thread among busy background processes",
     .kind = 'P',

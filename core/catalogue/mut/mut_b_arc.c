@@ -284,6 +284,7 @@ static const struct rtg_option options[] = {
 
 const struct rtg_test_desc rtg_test_mut_b_arc = {
     .id = "MUT-B-ARC",
+    .source = __FILE__,
     .title = "Mutex priority inversion avoidance per protocol",
     .kind = 'B',
     .options = RTG_OPTIONS(options),

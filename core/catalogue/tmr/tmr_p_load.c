@@ -294,6 +294,7 @@ static const struct rtg_option options[] = {
 
 const struct rtg_test_desc rtg_test_tmr_p_load = {
     .id = "TMR-P-LOAD",
+    .source = __FILE__,
     .needs = RTG_OFFERS_PROCESSES,
     .title = "Wake-up latency under standard loads",
     .kind = 'P',

@@ -125,6 +125,7 @@ static const struct rtg_option options[] = {
 
 const struct rtg_test_desc rtg_test_tmr_p_lat = {
     .id = "TMR-P-LAT",
+    .source = __FILE__,
     .title = "Periodic wake-up latency per CPU",
     .kind = 'P',
     .options = RTG_OPTIONS(options),

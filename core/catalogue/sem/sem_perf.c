@@ -142,6 +142,7 @@ static const struct rtg_option new_options[] = {
 
 const struct rtg_test_desc rtg_test_sem_p_new = {
     .id = "SEM-P-NEW",
+    .source = __FILE__,
     .title = "Semaphore create and delete (unnamed and named)",
     .kind = 'P',
     .options = RTG_OPTIONS(new_options),
@@ -195,6 +196,7 @@ static const struct rtg_option arn_options[] = {
 
 const struct rtg_test_desc rtg_test_sem_p_arn = {
     .id = "SEM-P-ARN",
+    .source = __FILE__,
     .title = "Semaphore acquire / release without contention",
     .kind = 'P',
     .options = RTG_OPTIONS(arn_options),
@@ -318,6 +320,7 @@ static const struct rtg_option png_options[] = {
 
 const struct rtg_test_desc rtg_test_sem_p_png = {
     .id = "SEM-P-PNG",
+    .source = __FILE__,
     .title = "Semaphore ping-pong hand-over between two threads",
     .kind = 'P',
     .options = RTG_OPTIONS(png_options),

@@ -114,6 +114,7 @@ static const struct rtg_option options[] = {
 
 const struct rtg_test_desc rtg_test_clk_p_res = {
     .id = "CLK-P-RES",
+    .source = __FILE__,
     .title = "Clock resolution and read cost",
     .kind = 'P',
     .options = RTG_OPTIONS(options),

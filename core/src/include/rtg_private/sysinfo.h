@@ -3,7 +3,7 @@
 #define RTG_SYSINFO_H
 #include <stdbool.h>
 
-#include "rtg/config.h"
+#include "rtg_private/config.h"
 #include "rtg/json.h"
 
 struct rtg_privileges {

@@ -215,6 +215,7 @@ static double lck_bound(const struct rtg_ctx *ctx)
 
 const struct rtg_test_desc rtg_test_sem_b_lck = {
     .id = "SEM-B-LCK",
+    .source = __FILE__,
     .title = "Semaphore locking behaviour",
     .kind = 'B',
     .options = RTG_NO_OPTIONS,
@@ -406,6 +407,7 @@ static const struct rtg_option rel_options[] = {
 
 const struct rtg_test_desc rtg_test_sem_b_rel = {
     .id = "SEM-B-REL",
+    .source = __FILE__,
     .title = "Semaphore release order by priority",
     .kind = 'B',
     .options = RTG_OPTIONS(rel_options),

@@ -2,7 +2,7 @@
 #define RTG_RUNNER_H
 #include <stdio.h>
 
-#include "rtg/config.h"
+#include "rtg_private/config.h"
 
 /* Runs the selected tests, one child process each, under the watchdog,
  * writing JSON lines to out. Returns the process exit code. */

@@ -214,6 +214,7 @@ static const struct rtg_option prc_options[] = {
 
 const struct rtg_test_desc rtg_test_prc_p_new = {
     .id = "PRC-P-NEW",
+    .source = __FILE__,
     .needs = RTG_OFFERS_PROCESSES,
     .title = "Process creation and deletion (fork, vfork+exec, posix_spawn, clone)",
     .kind = 'P',

@@ -7,6 +7,7 @@
 #include "rtg/osal.h"
 #include "rtg/osal_timer.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 
 #define RING 256
 
@@ -132,7 +133,7 @@ static int run(struct rtg_ctx *ctx)
     int prio = rtg_prio(ctx);
     int cpu = rtg_cpu_at(ctx, 0);
     struct rtg_thread_attr ta = {.policy = rt ? RTG_SCHED_FIFO : RTG_SCHED_OTHER, .prio = prio,
-                                 .cpu = cpu, .stack_size = 64 * 1024};
+                                 .cpu = cpu, .stack_size = RTG_TEST_STACK};
     struct rtg_thread_attr ha = ta;
     ha.prio = prio > 1 ? prio - 1 : prio; /* the interrupted context, below the task */
     rtg_thread_t th, tt;

@@ -17,9 +17,8 @@
 #include "rtg/mut_verdicts.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 
-#define NS_PER_MS 1000000ull
-#define NS_PER_US 1000ull
 #define MAX_ROUNDS 50
 
 struct round {
@@ -36,12 +35,6 @@ static uint64_t since(const struct round *x)
     return rtg_mono_ns() - x->t0;
 }
 
-static void spin_until(uint64_t mono_deadline)
-{
-    while (rtg_mono_ns() < mono_deadline && !rtg_stop_requested())
-        ;
-}
-
 static void *thr_l(void *arg)
 {
     struct round *x = arg;
@@ -53,7 +46,7 @@ static void *thr_l(void *arg)
     x->r.l_lock = since(x);
     rtg_sem_post(&x->l_locked); /* the main thread preempts L here */
     /* L's critical section: cs_ns of its own running, from when it resumes. */
-    spin_until(rtg_mono_ns() + x->cs_ns);
+    rtg_spin_until(rtg_mono_ns() + x->cs_ns);
     x->r.l_rel = since(x);
     rtg_mutex_unlock(&x->m);
     return NULL;
@@ -63,7 +56,7 @@ static void *thr_m(void *arg)
 {
     struct round *x = arg;
     x->r.m_start = since(x);
-    spin_until(rtg_mono_ns() + x->busy_ns); /* bounded: ends by itself */
+    rtg_spin_until(rtg_mono_ns() + x->busy_ns); /* bounded: ends by itself */
     x->r.m_end = since(x);
     return NULL;
 }
@@ -76,16 +69,10 @@ static void *thr_h(void *arg)
     if (x->h_rc)
         return NULL;
     x->r.h_acq = since(x);
-    spin_until(rtg_mono_ns() + x->h_work_ns);
+    rtg_spin_until(rtg_mono_ns() + x->h_work_ns);
     rtg_mutex_unlock(&x->m);
     x->r.h_done = since(x);
     return NULL;
-}
-
-static struct rtg_thread_attr attr_at(struct rtg_ctx *ctx, int prio)
-{
-    return (struct rtg_thread_attr){.policy = RTG_SCHED_FIFO, .prio = prio,
-                                    .cpu = rtg_cpu_at(ctx, 0), .stack_size = 64 * 1024};
 }
 
 /* One round; returns 0, ENOTSUP (protocol not offered) or an errno. */
@@ -103,7 +90,7 @@ static int one_round(struct rtg_ctx *ctx, enum rtg_mutex_protocol proto, struct 
     rtg_thread_t l, m, h;
     bool have_l = false, have_m = false, have_h = false;
     x->t0 = rtg_mono_ns();
-    struct rtg_thread_attr a = attr_at(ctx, top - 3);
+    struct rtg_thread_attr a = rtg_attr_at(ctx, RTG_SCHED_FIFO, top - 3);
     rc = rtg_thread_create(&l, &a, thr_l, x);
     have_l = rc == 0;
     if (!rc) {
@@ -113,12 +100,12 @@ static int one_round(struct rtg_ctx *ctx, enum rtg_mutex_protocol proto, struct 
             rc = x->l_rc;
     }
     if (!rc) {
-        a = attr_at(ctx, top - 2);
+        a = rtg_attr_at(ctx, RTG_SCHED_FIFO, top - 2);
         rc = rtg_thread_create(&m, &a, thr_m, x);
         have_m = rc == 0;
     }
     if (!rc) {
-        a = attr_at(ctx, top - 1);
+        a = rtg_attr_at(ctx, RTG_SCHED_FIFO, top - 1);
         rc = rtg_thread_create(&h, &a, thr_h, x);
         have_h = rc == 0;
     }

@@ -10,10 +10,9 @@
 #include "rtg/osal.h"
 #include "rtg/osal_proc.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 
-#define NS_PER_US 1000ull
-#define NS_PER_MS 1000000ull
-#define CLONE_STACK (64 * 1024)
+#define CLONE_STACK RTG_TEST_STACK
 
 enum scenario { SC_FORK, SC_FORK_EXIT, SC_VFORK_EXEC, SC_SPAWN, SC_CLONE, SC_N };
 

@@ -17,8 +17,8 @@
 #include "rtg/clock.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 
-#define NS_PER_MS 1000000ull
 
 struct arc;
 
@@ -102,7 +102,7 @@ static void *arc_creator(void *arg)
             *w = (struct arc_waiter){.a = a, .idx = started,
                                      .prio = waiter_prio(started, a->n, a->creator_prio, top)};
             struct rtg_thread_attr at = {.policy = a->policy, .prio = w->prio,
-                                         .cpu = rtg_cpu_at(a->ctx, 0), .stack_size = 64 * 1024};
+                                         .cpu = rtg_cpu_at(a->ctx, 0), .stack_size = RTG_TEST_STACK};
             int rc = rtg_thread_create(&a->t[started], &at, arc_waiter, w);
             t_back[started] = rtg_clock_ticks();
             if (rc) {
@@ -190,7 +190,7 @@ static int arc_run(struct rtg_ctx *ctx)
     atomic_init(&a.released, 0);
     rtg_thread_t c;
     struct rtg_thread_attr at = {.policy = RTG_SCHED_FIFO, .prio = a.creator_prio,
-                                 .cpu = rtg_cpu_at(ctx, 0), .stack_size = 64 * 1024};
+                                 .cpu = rtg_cpu_at(ctx, 0), .stack_size = RTG_TEST_STACK};
     rc = rtg_thread_create(&c, &at, arc_creator, &a);
     if (!rc)
         rtg_thread_join(c, NULL);

@@ -15,6 +15,7 @@
 #include "rtg/osal.h"
 #include "rtg/osal_sig.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 
 #define NSIG_ORDER 4 /* signal numbers in the order phase */
 #define WAIT_NS (2ull * 1000000000ull)
@@ -122,7 +123,7 @@ static int run(struct rtg_ctx *ctx)
     enum rtg_policy pol = rtg_rt_ok(ctx) ? RTG_SCHED_FIFO : RTG_SCHED_OTHER;
     int p = rtg_prio(ctx);
     struct rtg_thread_attr ra = {.policy = pol, .prio = p, .cpu = rtg_cpu_at(ctx, 0),
-                                 .stack_size = 64 * 1024};
+                                 .stack_size = RTG_TEST_STACK};
     struct rtg_thread_attr sa = ra;
     sa.prio = p > 1 ? p - 1 : 1;
     rtg_thread_t tr, ts;

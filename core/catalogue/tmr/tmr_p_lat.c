@@ -8,6 +8,7 @@
 
 #include "rtg/osal.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 #include "rtg/tmr_wake.h"
 
 struct cpu_run {
@@ -59,7 +60,7 @@ static int run(struct rtg_ctx *ctx)
     for (; started < ncpu; started++) {
         struct rtg_thread_attr a = {.policy = rtg_rt_ok(ctx) ? RTG_SCHED_FIFO : RTG_SCHED_OTHER,
                                     .prio = rtg_prio(ctx), .cpu = c[started].cpu,
-                                    .stack_size = 64 * 1024};
+                                    .stack_size = RTG_TEST_STACK};
         rc = rtg_thread_create(&t[started], &a, rtg_wake_loop, &c[started].w);
         if (rc)
             break;

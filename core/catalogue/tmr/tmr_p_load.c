@@ -8,6 +8,7 @@
 #include "rtg/load.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 #include "rtg/tmr_calc.h"
 #include "rtg/tmr_wake.h"
 
@@ -216,7 +217,7 @@ static int run(struct rtg_ctx *ctx)
     w.quit = &quit;
     struct rtg_thread_attr a = {.policy = rtg_rt_ok(ctx) ? RTG_SCHED_FIFO : RTG_SCHED_OTHER,
                                 .prio = rtg_prio(ctx), .cpu = rtg_cpu_at(ctx, 0),
-                                .stack_size = 64 * 1024};
+                                .stack_size = RTG_TEST_STACK};
     rtg_thread_t t;
     rc = rtg_thread_create(&t, &a, rtg_wake_loop, &w);
     if (rc) {

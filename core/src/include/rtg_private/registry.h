@@ -1,4 +1,4 @@
-/* The table of every test, expanded from core/tests/tests.def. */
+/* The table of every test, expanded from core/catalogue/catalogue.def. */
 #ifndef RTG_REGISTRY_H
 #define RTG_REGISTRY_H
 #include <stddef.h>

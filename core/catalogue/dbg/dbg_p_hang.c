@@ -1,6 +1,6 @@
-/* Test-only hooks: a test that never ends and one that crashes, so the
- * suite can prove the watchdog and the crash isolation. Compiled into
- * rtgauge-probe-hooks only (RTG_TEST_HOOKS=1), never into the probe. */
+/* DBG-P-HANG, a test-only hook: a test that never ends by itself, so the
+ * suite can prove the watchdog. Compiled into rtgauge-probe-hooks only
+ * (RTG_TEST_HOOKS=1), never into the probe. */
 #include "rtg/osal.h"
 #include "rtg/test.h"
 #if RTG_TEST_HOOKS
@@ -48,21 +48,5 @@ const struct rtg_test_desc rtg_test_dbg_p_hang = {
     .options = RTG_OPTIONS(hang_options),
     .run = hang,
     .bound_s = hang_bound,
-};
-
-static int crash(struct rtg_ctx *ctx)
-{
-    (void)ctx;
-    volatile int *volatile p = NULL;
-    return *p;
-}
-
-const struct rtg_test_desc rtg_test_dbg_p_crash = {
-    .id = "DBG-P-CRASH",
-    .source = __FILE__,
-    .title = "Test hook: dereferences NULL",
-    .kind = 'P',
-    .options = RTG_NO_OPTIONS,
-    .run = crash,
 };
 #endif

@@ -22,6 +22,11 @@ void rtg_stop_set(int why)
         stop_reason = why;
 }
 
+void rtg_stop_clear(void)
+{
+    stop_reason = RTG_STOP_NONE;
+}
+
 int rtg_stop_reason(void)
 {
     return stop_reason;

@@ -6,6 +6,7 @@
 
 #include "rtg_private/config.h"
 #include "rtg/json.h"
+#include "rtg/osal_isolate.h"
 #include "rtg/test.h"
 
 #define RTG_MAX_OPTIONS 24
@@ -50,8 +51,8 @@ const char *rtg_status_name(enum rtg_status st);
 void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, double duration_ms,
                   struct rtg_json *out);
 
-/* Set by signal handlers in the test's process. */
-void rtg_stop_set(int why); /* 1 interrupted, 2 overran */
+/* The stop request the port made (rtg_stop_set, rtg/osal_isolate.h):
+ * RTG_STOP_NONE, RTG_STOP_INTERRUPTED or RTG_STOP_OVERRAN. */
 int rtg_stop_reason(void);
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "rtg/osal_msg.h"
+#include "rtg/osal_proc.h"
 #include "rtg/test.h"
 
 static const size_t SIZES[] = {16, 1024, 5120, 16384};

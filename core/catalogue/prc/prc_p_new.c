@@ -129,11 +129,11 @@ static int prc_run(struct rtg_ctx *ctx)
         if (prc)
             return rtg_fail_error(ctx, "pipe: %s", strerror(prc));
     }
-    r.child = rtg_proc_shared_alloc(sizeof *r.child);
-    r.stack = rtg_proc_shared_alloc(CLONE_STACK);
+    r.child = rtg_shared_alloc(sizeof *r.child);
+    r.stack = rtg_shared_alloc(CLONE_STACK);
     if (!r.child || !r.stack) {
-        rtg_proc_shared_free(r.child, sizeof *r.child);
-        rtg_proc_shared_free(r.stack, CLONE_STACK);
+        rtg_shared_free(r.child, sizeof *r.child);
+        rtg_shared_free(r.stack, CLONE_STACK);
         rtg_proc_close(r.pipe_fd[0]);
         rtg_proc_close(r.pipe_fd[1]);
         return rtg_fail_error(ctx, "cannot map shared memory");
@@ -177,8 +177,8 @@ static int prc_run(struct rtg_ctx *ctx)
                 bad = (enum scenario)sc;
         }
     }
-    rtg_proc_shared_free(r.child, sizeof *r.child);
-    rtg_proc_shared_free(r.stack, CLONE_STACK);
+    rtg_shared_free(r.child, sizeof *r.child);
+    rtg_shared_free(r.stack, CLONE_STACK);
     rtg_proc_close(r.pipe_fd[0]);
     rtg_proc_close(r.pipe_fd[1]);
     rtg_json_kstr(info, "helper", r.helper ? r.helper : "none found");

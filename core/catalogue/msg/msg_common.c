@@ -395,3 +395,11 @@ double rtg_msg_bound_x(const struct rtg_ctx *ctx)
     /* generous: 2 ms per exchange, plus channel set-up and process start */
     return 15.0 + (double)rtg_msg_n_combos(ctx) * (n * 0.002 + 1.0);
 }
+
+const struct rtg_option rtg_msg_x_options[4] = {
+    MECH_OPT,
+    SIZE_OPT,
+    PEER_OPT,
+    {"count", RTG_OPT_INT, 2000, 200, 10, 10000000, NULL, RTG_OPT_SCALED,
+     "messages per mechanism and size"},
+};

@@ -74,7 +74,8 @@ void rtg_msg_fail_flag(struct shared_flags *fl, int err, int line);
 char *rtg_msg_buf(size_t size);
 /* MSG-P-LAT, -RTT or -ALT (mode) over every selected mechanism and size. */
 int rtg_msg_run_all(struct rtg_ctx *ctx, int mode);
-/* The exchange tests' watchdog bound. */
+/* The exchange tests' (LAT, RTT, ALT) options and watchdog bound. */
+extern const struct rtg_option rtg_msg_x_options[4];
 double rtg_msg_bound_x(const struct rtg_ctx *ctx);
 
 /* The options every MSG test has. */

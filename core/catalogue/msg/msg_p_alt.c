@@ -17,21 +17,13 @@
 
 static int run_alt(struct rtg_ctx *ctx) { return rtg_msg_run_all(ctx, MODE_ALT); }
 
-static const struct rtg_option x_options[] = {
-    MECH_OPT,
-    SIZE_OPT,
-    PEER_OPT,
-    {"count", RTG_OPT_INT, 2000, 200, 10, 10000000, NULL, RTG_OPT_SCALED,
-     "messages per mechanism and size"},
-};
-
 const struct rtg_test_desc rtg_test_msg_p_alt = {
     .id = "MSG-P-ALT",
     .source = __FILE__,
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Two tasks alternating, each blocked on its own queue",
     .kind = 'P',
-    .options = RTG_OPTIONS(x_options),
+    .options = RTG_OPTIONS(rtg_msg_x_options),
     .run = run_alt,
     .bound_s = rtg_msg_bound_x,
 };

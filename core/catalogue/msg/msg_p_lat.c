@@ -17,21 +17,13 @@
 
 static int run_lat(struct rtg_ctx *ctx) { return rtg_msg_run_all(ctx, MODE_LAT); }
 
-static const struct rtg_option x_options[] = {
-    MECH_OPT,
-    SIZE_OPT,
-    PEER_OPT,
-    {"count", RTG_OPT_INT, 2000, 200, 10, 10000000, NULL, RTG_OPT_SCALED,
-     "messages per mechanism and size"},
-};
-
 const struct rtg_test_desc rtg_test_msg_p_lat = {
     .id = "MSG-P-LAT",
     .source = __FILE__,
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message send to a blocked higher-priority receiver",
     .kind = 'P',
-    .options = RTG_OPTIONS(x_options),
+    .options = RTG_OPTIONS(rtg_msg_x_options),
     .run = run_lat,
     .bound_s = rtg_msg_bound_x,
 };

@@ -825,14 +825,3 @@ int rtg_peer_kill(struct rtg_peer *p)
     return 0;
 }
 
-void *rtg_shared_alloc(size_t len)
-{
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-void rtg_shared_free(void *p, size_t len)
-{
-    if (p)
-        munmap(p, len);
-}

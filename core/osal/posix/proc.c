@@ -20,16 +20,16 @@
 
 extern char **environ;
 
-void *rtg_proc_shared_alloc(size_t size)
+void *rtg_shared_alloc(size_t len)
 {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
-void rtg_proc_shared_free(void *p, size_t size)
+void rtg_shared_free(void *p, size_t len)
 {
     if (p)
-        munmap(p, size);
+        munmap(p, len);
 }
 
 /* The child's body: stamp first, then block forever or exit. Only

@@ -27,15 +27,16 @@ class DeadlineVerdict:
     meets: bool
     backed: bool  # enough samples to support the tolerated rate (rule of three)
     caveat: str
-    allowed_why: str | None = None  # set: the run's conditions forbid claiming the deadline met
+    limit: str | None = None  # set: the run's conditions forbid claiming the deadline met
+    meaningful: bool = True  # False: emulated, a miss says nothing about the OS either
 
     @property
     def claim(self) -> str:
-        """'met' (may be shown green), 'missed', or 'not claimed' (met, but unbacked or
-        measured under conditions that cannot support the claim)."""
+        """'met' (may be shown green), 'missed' (red), or 'not claimed': met but
+        unbacked, or measured under conditions that cannot support the claim."""
         if not self.meets:
-            return "missed"
-        return "met" if self.backed and self.allowed_why is None else "not claimed"
+            return "missed" if self.meaningful else "not claimed"
+        return "met" if self.backed and self.limit is None else "not claimed"
 
 
 def misses(metric: dict[str, Any], deadline_ns: float) -> tuple[int, int]:
@@ -88,12 +89,12 @@ def judge(test: str, metric: dict[str, Any], deadline_ns: float, rate: float) ->
 
 def deadline_verdicts(bundle: Bundle, deadline_ns: float, rate: float) -> list[DeadlineVerdict]:
     cond = run_conditions(bundle)
-    why = None if cond.deadline_verdict_allowed else cond.timing_limit
+    limit = None if cond.deadline_verdict_allowed else cond.timing_limit
     out = []
     for t in bundle.tests:
         for m in t["metrics"]:
             if LATENCY.match(m["name"]) and m["count"]:
                 v = judge(t["id"], m, deadline_ns, rate)
-                v.allowed_why = why
+                v.limit, v.meaningful = limit, cond.timing_meaningful
                 out.append(v)
     return out

@@ -14,7 +14,7 @@ from rtgauge.fmt import FAMILIES, family, us
 from rtgauge.model import Bundle
 from rtgauge.report import plots
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Report, Table
-from rtgauge.report.run_report import CLAIM_STYLE, trust_warnings
+from rtgauge.report.run_report import CLAIM_STYLE, trust_warnings, verdict_text
 
 
 def rating_blocks(comp: Comparison, criteria: dict[str, Any]) -> list[Block]:
@@ -103,16 +103,12 @@ def deadline_blocks(comp: Comparison, deadline: float, rate_: float) -> list[Blo
         worst = max(vs, key=lambda v: (v.observed_rate, -(v.margin_ns or 0)))
         meets = all(v.meets for v in vs)
         backed = all(v.backed for v in vs)
-        verdict = ("meets" if meets else "misses") + ("" if backed else " (too few samples)")
-        why = vs[0].allowed_why  # the same for every figure of a run
-        claim = "missed" if not meets else "met" if backed and why is None else "not claimed"
+        claims = {v.claim for v in vs}
+        claim = "missed" if "missed" in claims else "met" if claims == {"met"} else "not claimed"
         rows.append(
             [
                 Cell(label),
-                Cell(
-                    verdict + (f" — not claimed: {why}" if meets and why else ""),
-                    CLAIM_STYLE[claim],
-                ),
+                Cell(verdict_text(meets, backed, vs[0].limit), CLAIM_STYLE[claim]),
                 Cell(f"{worst.metric}: {worst.observed_rate:.2g}"),
                 Cell(us(worst.margin_ns)),
                 Cell(worst.caveat),

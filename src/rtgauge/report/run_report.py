@@ -6,7 +6,7 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from rtgauge.analysis.requirements import DeadlineVerdict, deadline_verdicts
+from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.conditions import run_conditions
 from rtgauge.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
 from rtgauge.model import Bundle, Record
@@ -247,12 +247,10 @@ def verdict_blocks(bundle: Bundle) -> list[Block]:
 CLAIM_STYLE = {"met": "pass", "missed": "fail", "not claimed": ""}
 
 
-def verdict_text(v: DeadlineVerdict) -> str:
-    """meets / misses, with what keeps a met deadline from being claimed."""
-    text = ("meets" if v.meets else "misses") + ("" if v.backed else " (too few samples)")
-    if v.meets and v.allowed_why:
-        text += f" — not claimed: {v.allowed_why}"
-    return text
+def verdict_text(meets: bool, backed: bool, limit: str | None) -> str:
+    """meets / misses, and what keeps it from being claimed."""
+    text = ("meets" if meets else "misses") + ("" if backed else " (too few samples)")
+    return text + (f" — not claimed: {limit}" if limit else "")
 
 
 def deadline_blocks(bundle: Bundle, deadline_ns: float, rate: float) -> list[Block]:
@@ -266,7 +264,7 @@ def deadline_blocks(bundle: Bundle, deadline_ns: float, rate: float) -> list[Blo
             [
                 Cell(v.test),
                 Cell(v.metric),
-                Cell(verdict_text(v), CLAIM_STYLE[v.claim]),
+                Cell(verdict_text(v.meets, v.backed, v.limit), CLAIM_STYLE[v.claim]),
                 Cell(f"{v.observed_rate:.2g}"),
                 Cell(us(v.quantile_ns)),
                 Cell(us(v.margin_ns)),

@@ -7,6 +7,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import IO
 
 from rtgauge.errors import UsageError
 from rtgauge.report.document import Block, Details, Heading, Table
@@ -41,7 +42,7 @@ def tables_of(blocks: list[Block]) -> list[tuple[str, Table]]:
     return out
 
 
-def _write_csv(fh: io.TextIOBase | io.StringIO, table: Table) -> None:
+def _write_csv(fh: IO[str], table: Table) -> None:
     w = csv.writer(fh)
     w.writerow([csv_safe(h) for h in table.headers])
     w.writerows([[csv_safe(c.text) for c in r] for r in table.rows])

@@ -106,3 +106,19 @@ def test_cleanup_runs_when_the_stream_fails_and_records_are_kept(
     assert replay.log[-1] == "cleanup"
     (partial,) = results.glob("vm/*.partial.jsonl")
     assert len(partial.read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize(
+    "accel, emulated, virtualised", [("tcg", True, False), ("kvm", False, True)]
+)
+def test_a_guest_is_described_by_the_accelerator_the_host_chose(
+    accel: str, emulated: bool, virtualised: bool
+) -> None:
+    guest = registry.make_target("qemu", _args("--kernel", "/boot/vmlinuz-x", "--append", "a=1"))
+    assert isinstance(guest, QemuGuest)
+    before = guest.describe()
+    assert before["emulated"] is None and before["virtualised"] is None  # not booted yet
+    guest._run.accel = accel  # what run_in_qemu records once the guest has booted
+    after = guest.describe()
+    assert (after["kind"], after["accel"], after["append"]) == ("qemu", accel, "a=1")
+    assert after["emulated"] is emulated and after["virtualised"] is virtualised

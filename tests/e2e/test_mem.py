@@ -5,15 +5,13 @@ presence and recorded facts only."""
 
 from __future__ import annotations
 
-import pytest
 from probe_run import ProbeRun, metric, run_probe
 
+FAMILY = "MEM-*"
 
-@pytest.fixture(scope="module")
-def quick() -> ProbeRun:
-    run = run_probe("--quick", "--tests", "MEM-*")
-    assert run.code == 0, run.stderr
-    return run
+
+def test_the_family_run_succeeds(quick: ProbeRun) -> None:
+    assert quick.code == 0, quick.stderr
 
 
 def test_memory(quick: ProbeRun) -> None:

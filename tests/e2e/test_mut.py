@@ -8,13 +8,9 @@ from __future__ import annotations
 import pytest
 from probe_run import ProbeRun, assert_every_test_ran, counted, metric, run_probe, verdict
 
+FAMILY = "MUT-*"
 IDS = ["MUT-B-ARC", "MUT-P-ARN", "MUT-P-ARC", "MUT-P-PIR"]
 SHORT = ("--opt", "MUT-P-PIR.loops=200", "--opt", "MUT-P-ARC.loops=500")
-
-
-@pytest.fixture(scope="module")
-def quick() -> ProbeRun:
-    return run_probe("--quick", "--tests", "MUT-*", *SHORT)
 
 
 def test_every_test_ran(quick: ProbeRun) -> None:

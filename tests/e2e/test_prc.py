@@ -4,9 +4,9 @@ No timing thresholds: counts, names and statuses only."""
 
 from __future__ import annotations
 
-import pytest
-from probe_run import ProbeRun, assert_every_test_ran, counted, metric, ran, run_probe
+from probe_run import ProbeRun, assert_every_test_ran, counted, metric, ran
 
+FAMILY = "PRC-*"
 IDS = ["PRC-P-NEW"]
 METRICS = [
     "proc.create.fork", "proc.delete.fork", "proc.create.fork_exit", "proc.exit.fork_exit",
@@ -15,11 +15,6 @@ METRICS = [
     "proc.create.clone", "proc.delete.clone",
 ]  # fmt: skip
 SHORT = ("--opt", "PRC-P-NEW.loops=20", "--opt", "PRC-P-NEW.exec_loops=10")
-
-
-@pytest.fixture(scope="module")
-def quick() -> ProbeRun:
-    return run_probe("--quick", "--tests", "PRC-*", *SHORT)
 
 
 def test_every_test_ran(quick: ProbeRun) -> None:

@@ -9,13 +9,9 @@ from pathlib import Path
 import pytest
 from probe_run import ProbeRun, assert_every_test_ran, counted, metric, run_probe, verdict
 
+FAMILY = "SEM-*"
 IDS = ["SEM-B-LCK", "SEM-B-REL", "SEM-P-NEW", "SEM-P-ARN", "SEM-P-ARC", "SEM-P-PNG"]
 SHORT = ("--opt", "SEM-P-ARC.rounds=2", "--opt", "SEM-P-NEW.named_loops=50")
-
-
-@pytest.fixture(scope="module")
-def quick() -> ProbeRun:
-    return run_probe("--quick", "--tests", "SEM-*", *SHORT)
 
 
 def test_every_test_ran(quick: ProbeRun) -> None:

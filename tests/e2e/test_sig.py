@@ -4,15 +4,13 @@ control) merge. No timing thresholds: counts, verdicts and evidence only."""
 
 from __future__ import annotations
 
-import pytest
 from probe_run import ProbeRun, metric, run_probe, verdict
 
+FAMILY = "SIG-*"
 
-@pytest.fixture(scope="module")
-def quick() -> ProbeRun:
-    run = run_probe("--quick", "--tests", "SIG-*")
-    assert run.code == 0, run.stderr
-    return run
+
+def test_the_family_run_succeeds(quick: ProbeRun) -> None:
+    assert quick.code == 0, quick.stderr
 
 
 def test_signals(quick: ProbeRun) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from probe_run import ProbeRun, assert_every_test_ran, counted, metric, ran, rt, run_probe, verdict
 
+FAMILY = "THR-*"
 IDS = [
     "THR-B-NEW", "THR-B-PRIO", "THR-B-RR", "THR-P-SLS", "THR-P-PRE", "THR-P-NEW",
     "THR-P-SUS", "THR-P-YLD", "THR-P-BKG",
@@ -28,11 +29,6 @@ METRICS = {
     "THR-P-BKG": ["thread.wake.idle", "thread.wake.background"],
 }  # fmt: skip
 SHORT = ("--opt", "THR-P-BKG.processes=10", "--opt", "THR-P-BKG.loops=100")
-
-
-@pytest.fixture(scope="module")
-def quick() -> ProbeRun:
-    return run_probe("--quick", "--tests", "THR-*", *SHORT)
 
 
 def test_every_test_ran(quick: ProbeRun) -> None:

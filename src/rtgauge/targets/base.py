@@ -26,6 +26,7 @@ from rtgauge.model import Record
 class Target(ABC):
     kind: ClassVar[str]  # "local", "ssh", "qemu": stored as the bundle's target.kind
     usage: ClassVar[str]  # how --target names it, for help and error messages
+    stream: Iterator[str] | None = None  # what run() returned, once it has been called
 
     @classmethod
     @abstractmethod
@@ -55,9 +56,13 @@ class Target(ABC):
         handler: must not block). By default the signal reaches the child itself."""
         return None
 
-    @abstractmethod
     def cleanup(self) -> None:
-        """Ends and removes whatever the run left (processes, files): idempotent."""
+        """Ends and removes whatever the run left (processes, files): idempotent.
+        By default the stream is closed: a generator's own `finally` (or its
+        GeneratorExit handler) ends the process and removes the files."""
+        close = getattr(self.stream, "close", None)
+        if close:
+            close()
 
     @abstractmethod
     def outcome(self) -> tuple[int | None, str | None]:

@@ -65,7 +65,6 @@ class LocalTarget(Target):
         self._explicit = probe
         self._probe: Path | None = None
         self._run = LocalRun()
-        self._lines: Iterator[str] | None = None
 
     @classmethod
     def matches(cls, spec: str) -> bool:
@@ -80,18 +79,15 @@ class LocalTarget(Target):
 
     def run(self, probe_args: list[str]) -> Iterator[str]:
         assert self._probe is not None, "prepare() first"
-        self._lines = run_local(self._probe, probe_args, self._run)
-        return self._lines
+        self.stream = run_local(self._probe, probe_args, self._run)
+        return self.stream
 
     def stop(self) -> None:
         self._run.interrupt()
 
     def cleanup(self) -> None:
-        if self._lines is not None:
-            self._run.interrupt()  # a consumer that stopped early leaves no probe behind
-            close = getattr(self._lines, "close", None)
-            if close:
-                close()
+        self._run.interrupt()  # a consumer that stopped early leaves no probe behind
+        super().cleanup()
 
     def outcome(self) -> tuple[int | None, str | None]:
         return self._run.exit_code, (self._run.stderr[-1] if self._run.stderr else None)

@@ -185,7 +185,6 @@ class QemuGuest(Target):
         self._args = args
         self._opts: QemuOptions | None = None
         self._run = GuestRun()
-        self._lines: Iterator[str] | None = None
 
     @classmethod
     def matches(cls, spec: str) -> bool:
@@ -227,14 +226,8 @@ class QemuGuest(Target):
 
     def run(self, probe_args: list[str]) -> Iterator[str]:
         assert self._opts is not None, "prepare() first"
-        self._lines = run_in_qemu(self._opts, probe_args, self._run)
-        return self._lines
-
-    def cleanup(self) -> None:
-        # Closing the stream kills the guest and removes its temporary files.
-        close = getattr(self._lines, "close", None)
-        if close:
-            close()
+        self.stream = run_in_qemu(self._opts, probe_args, self._run)
+        return self.stream
 
     def outcome(self) -> tuple[int | None, str | None]:
         return self._run.exit_code, self._run.error

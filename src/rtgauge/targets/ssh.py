@@ -191,7 +191,6 @@ class SshHost(Target):
         self.target = target
         self._root = root
         self._run = SshRun()
-        self._lines: Iterator[str] | None = None
 
     @classmethod
     def matches(cls, spec: str) -> bool:
@@ -217,14 +216,8 @@ class SshHost(Target):
 
     def run(self, probe_args: list[str]) -> Iterator[str]:
         assert self._root is not None, "prepare() first"
-        self._lines = run_over_ssh(self.target, self._root, probe_args, self._run)
-        return self._lines
-
-    def cleanup(self) -> None:
-        # Closing the stream ends the remote run and removes its directory.
-        close = getattr(self._lines, "close", None)
-        if close:
-            close()
+        self.stream = run_over_ssh(self.target, self._root, probe_args, self._run)
+        return self.stream
 
     def outcome(self) -> tuple[int | None, str | None]:
         return self._run.exit_code, self._run.error

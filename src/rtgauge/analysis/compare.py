@@ -46,7 +46,7 @@ def labels_for(bundles: list[Bundle]) -> list[str]:
         label = base[i]
         if base.count(label) > 1:
             extra = [str(b.target.get("kind", "local"))]
-            extra.append("FIFO" if b.system["privileges"]["sched_fifo"] else "no FIFO")
+            extra.append("FIFO" if run_conditions(b).rt_policy_ok else "no FIFO")
             if b.target.get("append"):
                 extra.append(str(b.target["append"]))
             label = f"{label} ({', '.join(extra)})"

@@ -3,7 +3,8 @@
 The guest's console (kernel messages) goes to the first serial port and a
 log file; the probe's JSON lines come back framed on the second port, read
 from QEMU's stdout. KVM is used when it can run the guest; otherwise TCG,
-whose results the probe itself marks as emulated.
+whose results are marked emulated: the host knows it chose TCG, and the
+probe says so too when it can tell.
 """
 
 from __future__ import annotations

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from pathlib import Path
+from typing import IO
 
 from rtgauge.errors import UsageError
-from rtgauge.model import Bundle
 from rtgauge.report.document import Block, Details, Heading, Table
-from rtgauge.report.run_report import run_blocks
 
 
 def _slug(text: str) -> str:
@@ -42,6 +42,22 @@ def tables_of(blocks: list[Block]) -> list[tuple[str, Table]]:
     return out
 
 
+def _write_csv(fh: IO[str], table: Table) -> None:
+    w = csv.writer(fh)
+    w.writerow([csv_safe(h) for h in table.headers])
+    w.writerows([[csv_safe(c.text) for c in r] for r in table.rows])
+
+
+def tables_csv(blocks: list[Block]) -> str:
+    """Every table as CSV, each after a line naming it, a blank line between."""
+    out = io.StringIO()
+    for heading, table in tables_of(blocks):
+        out.write(f"# {heading}\n")
+        _write_csv(out, table)
+        out.write("\n")
+    return out.getvalue()
+
+
 def write_tables(blocks: list[Block], folder: Path) -> list[Path]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -54,9 +70,7 @@ def write_tables(blocks: list[Block], folder: Path) -> list[Path]:
                 name = f"{name}-{seen[name]}"
             rows = [[c.text for c in r] for r in table.rows]
             with (folder / f"{name}.csv").open("w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh)
-                w.writerow([csv_safe(h) for h in table.headers])
-                w.writerows([[csv_safe(c) for c in r] for r in rows])
+                _write_csv(fh, table)
             (folder / f"{name}.json").write_text(
                 json.dumps({"title": heading, "headers": table.headers, "rows": rows}, indent=1)
             )
@@ -64,7 +78,3 @@ def write_tables(blocks: list[Block], folder: Path) -> list[Path]:
         return written
     except OSError as exc:
         raise UsageError(f"cannot write tables to {folder}: {exc.strerror}") from exc
-
-
-def export_tables(bundle: Bundle, folder: Path, deadline: float | None, rate: float) -> list[Path]:
-    return write_tables(run_blocks(bundle, deadline, rate), folder)

@@ -1,19 +1,17 @@
-"""THR and PRC families end to end: every test gives a verdict or a full
-figure set, THR-P-SLS has one figure set per N with its params, evidence is
-shaped as documented, and the negative controls fail.
+"""THR family end to end: every test gives a verdict or a full figure set,
+THR-P-SLS has one figure set per N with its params, evidence is shaped as
+documented, and the negative controls fail.
 No timing thresholds: counts, names, statuses and evidence only."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from probe_run import ProbeRun, metric, run_probe, verdict
+from probe_run import ProbeRun, assert_every_test_ran, counted, metric, ran, rt, run_probe, verdict
 
-FAMILY = "THR-*,PRC-*"
+FAMILY = "THR-*"
 IDS = [
     "THR-B-NEW", "THR-B-PRIO", "THR-B-RR", "THR-P-SLS", "THR-P-PRE", "THR-P-NEW",
-    "THR-P-SUS", "THR-P-YLD", "THR-P-BKG", "PRC-P-NEW",
+    "THR-P-SUS", "THR-P-YLD", "THR-P-BKG",
 ]  # fmt: skip
 METRICS = {
     "THR-P-SLS": [f"thread.switch.yield.n{n}" for n in (2, 10, 128, 1000)],
@@ -29,65 +27,19 @@ METRICS = {
     ],
     "THR-P-YLD": ["thread.yield.alone"],
     "THR-P-BKG": ["thread.wake.idle", "thread.wake.background"],
-    "PRC-P-NEW": [
-        "proc.create.fork", "proc.delete.fork", "proc.create.fork_exit", "proc.exit.fork_exit",
-        "proc.create.vfork_exec", "proc.delete.vfork_exec",
-        "proc.create.posix_spawn", "proc.delete.posix_spawn",
-        "proc.create.clone", "proc.delete.clone",
-    ],
 }  # fmt: skip
-SHORT = (
-    "--opt", "THR-P-BKG.processes=10",
-    "--opt", "THR-P-BKG.loops=100",
-    "--opt", "PRC-P-NEW.loops=20",
-    "--opt", "PRC-P-NEW.exec_loops=10",
-)  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def quick() -> ProbeRun:
-    return run_probe("--quick", "--tests", FAMILY, *SHORT)
-
-
-def rt(run: ProbeRun) -> bool:
-    return bool(run.system["privileges"]["sched_fifo"])
-
-
-def ran(run: ProbeRun, tid: str) -> dict[str, Any]:
-    t = run.tests[tid]
-    if t["status"] == "skipped":
-        assert not rt(run), (tid, t["reason"])
-        pytest.skip(t["reason"])
-    return t
-
-
-def counted(m: dict[str, Any]) -> None:
-    assert m["count"] > 0 and m["unit"] == "ns"
-    assert m["min"] <= m["mean"] <= m["max"]
-    assert sum(b[2] for b in m["hist"]["buckets"]) + m["hist"]["overflow"] == m["count"]
+SHORT = ("--opt", "THR-P-BKG.processes=10", "--opt", "THR-P-BKG.loops=100")
 
 
 def test_every_test_ran(quick: ProbeRun) -> None:
-    assert list(quick.tests) == IDS
-    assert quick.end is not None and quick.end["status"] == "complete"
-    for tid, t in quick.tests.items():
-        if not rt(quick) and t["status"] == "skipped":
-            assert "SCHED_" in t["reason"], tid
-            continue
-        expected = "pass" if t["kind"] == "B" else "ok"
-        assert t["status"] == expected, (tid, t["reason"], t["verdicts"])
-    assert quick.code == 0
+    assert_every_test_ran(quick, IDS)
 
 
 @pytest.mark.parametrize("tid", list(METRICS))
 def test_full_figure_sets(quick: ProbeRun, tid: str) -> None:
     t = ran(quick, tid)
-    names = [m["name"] for m in t["metrics"]]
-    expected = METRICS[tid]
-    if tid == "PRC-P-NEW" and "none" in t["info"]["helper"]:
-        expected = [n for n in expected if "exec" not in n and "spawn" not in n]
-    assert names == expected
-    for n in expected:
+    assert [m["name"] for m in t["metrics"]] == METRICS[tid]
+    for n in METRICS[tid]:
         counted(metric(t, n))
 
 

@@ -231,6 +231,7 @@ int rtg_nanosleep_rel(uint64_t ns)
 }
 int rtg_select_rel(uint64_t ns) { return rtg_nanosleep_rel(ns); }
 int rtg_ppoll_rel(uint64_t ns) { return rtg_nanosleep_rel(ns); }
+const char *rtg_timer_handler_context(void) { return "none"; }
 bool rtg_timerlat_available(char *why, size_t n)
 {
     snprintf(why, n, "no kernel tracer in the c11 OSAL");

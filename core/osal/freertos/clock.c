@@ -5,7 +5,7 @@
 #include "board/board.h"
 #include "rtg/clock.h"
 
-struct rtg_clock_state rtg_clock_g = {.source = RTG_CLOCK_POSIX,
+struct rtg_clock_state rtg_clock_g = {.source = RTG_CLOCK_HW_COUNTER,
                                       .ns_per_tick = 1e9 / BOARD_SYSCLK_HZ,
                                       .freq_hz = BOARD_SYSCLK_HZ};
 
@@ -14,7 +14,7 @@ uint64_t rtg_clock_posix_ticks(void) { return board_counter_ticks(); }
 void rtg_clock_init(int force_posix)
 {
     (void)force_posix; /* there is no other clock */
-    rtg_clock_g.source = RTG_CLOCK_POSIX;
+    rtg_clock_g.source = RTG_CLOCK_HW_COUNTER;
     rtg_clock_g.ns_per_tick = 1e9 / BOARD_SYSCLK_HZ;
     rtg_clock_g.freq_hz = BOARD_SYSCLK_HZ;
     rtg_clock_g.calibration_error_ppm = 0.0;

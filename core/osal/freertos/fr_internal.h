@@ -28,6 +28,9 @@ void rtg_fr_adopt_self(enum rtg_policy policy, int prio);
 bool rtg_fr_is_test_task(void);
 /* Wakes every OSAL task from its delay (a stop request was made). */
 void rtg_fr_abort_delays(void);
+/* What the host said it started the board under (fw/main.c, sysinfo.c):
+ * qemu NULL (not said), "tcg" or "icount" with its shift. */
+void rtg_fr_set_board_facts(const char *qemu, int icount_shift);
 /* Deletes every OSAL task but the caller's (the watchdog's last resort). */
 unsigned rtg_fr_delete_all_threads(void);
 

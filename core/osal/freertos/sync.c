@@ -104,8 +104,8 @@ int rtg_mutex_unlock(rtg_mutex_t *m)
 const char *rtg_mutex_protocol_name(enum rtg_mutex_protocol proto)
 {
     switch (proto) {
-    case RTG_PROTO_INHERIT: return "inherit";
-    case RTG_PROTO_PROTECT: return "protect";
-    default: return "none";
+    case RTG_PROTO_INHERIT: return "priority inheritance (FreeRTOS mutex)";
+    case RTG_PROTO_PROTECT: return "priority ceiling";
+    default: return "binary semaphore (no protocol)";
     }
 }

@@ -37,7 +37,8 @@ int rtg_timer_create(struct rtg_timer **t, enum rtg_timer_mode mode, void (*fn)(
     return 0;
 }
 
-/* The timer counts down from the first delay, then reloads the period. */
+/* The timer counts down to 0 and interrupts as it reloads: a count of N
+ * is N + 1 ticks, so the first delay and the period are loaded less one. */
 int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns)
 {
     if (!t || period_ns == 0) /* one-shot: not needed by the catalogue here */
@@ -47,7 +48,7 @@ int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns
     uint64_t period = period_ns / NS_PER_COUNT;
     if (period == 0 || period > UINT32_MAX || first > UINT32_MAX)
         return EINVAL;
-    board_timer0_start((uint32_t)first, (uint32_t)period, t->fn, t->arg);
+    board_timer0_start(first ? (uint32_t)first - 1u : 0u, (uint32_t)period - 1u, t->fn, t->arg);
     return 0;
 }
 
@@ -80,6 +81,8 @@ int rtg_nanosleep_rel(uint64_t ns)
 }
 int rtg_select_rel(uint64_t ns) { return rtg_nanosleep_rel(ns); }
 int rtg_ppoll_rel(uint64_t ns) { return rtg_nanosleep_rel(ns); }
+
+const char *rtg_timer_handler_context(void) { return "isr"; }
 
 bool rtg_timerlat_available(char *why, size_t n)
 {

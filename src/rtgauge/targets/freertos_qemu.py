@@ -10,6 +10,7 @@ record made from the test records).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import selectors
@@ -21,6 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rtgauge.errors import UsageError
+from rtgauge.model import Record
+from rtgauge.probe import repo_root
+from rtgauge.targets.base import Target, target_record
 from rtgauge.targets.initramfs import FRAME
 
 QEMU = "qemu-system-arm"
@@ -268,3 +272,68 @@ def _peek(line: str) -> dict[str, object]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+class FreeRTOSBoard(Target):
+    """The catalogue as FreeRTOS firmware on QEMU's MPS2 AN385 board (TCG:
+    emulated, so timings are not rated; --icount makes them reproducible)."""
+
+    kind, usage = "freertos-qemu", "freertos-qemu"
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self._icount: int | None = getattr(args, "icount", None)
+        if self._icount is not None and not 0 <= self._icount <= 10:
+            raise UsageError("--icount: the shift must be 0..10")
+        if getattr(args, "cpus", None) is not None:
+            raise UsageError("--cpus: the FreeRTOS board has one CPU")
+        self._opts: BoardOptions | None = None
+        self._run = BoardRun()
+
+    @classmethod
+    def matches(cls, spec: str) -> bool:
+        return spec == "freertos-qemu"
+
+    @classmethod
+    def from_args(cls, spec: str, args: argparse.Namespace) -> FreeRTOSBoard:
+        return cls(args)
+
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser) -> None:
+        g = parser.add_argument_group("freertos-qemu target")
+        g.add_argument(
+            "--icount",
+            type=int,
+            nargs="?",
+            const=ICOUNT_DEFAULT_SHIFT,
+            metavar="SHIFT",
+            help="QEMU instruction counting: reproducible virtual-time figures "
+            f"(shift {ICOUNT_DEFAULT_SHIFT} if not given)",
+        )
+
+    def prepare(self) -> None:
+        self._opts = BoardOptions(firmware=find_firmware(repo_root()), icount=self._icount)
+
+    def run(self, probe_args: list[str]) -> Iterator[str]:
+        assert self._opts is not None, "prepare() first"
+        self.stream = run_on_board(self._opts, probe_args, self._run)
+        return self.stream
+
+    def outcome(self) -> tuple[int | None, str | None]:
+        return self._run.exit_code, self._run.error
+
+    def describe(self) -> Record:
+        return target_record(
+            "freertos-qemu",
+            "FreeRTOS on QEMU mps2-an385",
+            True,  # TCG, whatever the firmware says
+            False,
+            board="mps2-an385",
+            firmware=str(self._opts.firmware) if self._opts else None,
+            accel="tcg",
+            icount_shift=self._icount,
+            boots=self._run.boots,
+        )
+
+    @property
+    def probe_command(self) -> str:
+        return "rtgauge-fw"

@@ -1,6 +1,7 @@
 /* What newlib needs from the board: a heap (the 16 MB PSRAM), a lock around malloc (the scheduler is held), output to
  * UART0 and an exit through semihosting. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -39,10 +40,18 @@ void __malloc_unlock(struct _reent *r)
         (void)xTaskResumeAll();
 }
 
+/* stdout and stderr are UART0, every line framed as the host expects. */
 int _write(int fd, const char *p, int n)
 {
+    static bool line_start = true;
+    static const char frame[] = "@RTG@ ";
     (void)fd;
-    board_uart_write(p, (size_t)n);
+    for (int i = 0; i < n; i++) {
+        if (line_start)
+            board_uart_write(frame, sizeof frame - 1);
+        board_uart_write(&p[i], 1);
+        line_start = p[i] == '\n';
+    }
     return n;
 }
 

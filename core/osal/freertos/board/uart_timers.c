@@ -74,8 +74,8 @@ void board_timer0_start(uint32_t first_ticks, uint32_t period_ticks, void (*fn)(
     timer0_fn = fn;
     timer0_arg = arg;
     TIMER0->intstatus = 1;
+    TIMER0->reload = period_ticks; /* (also loads the count: so before VALUE) */
     TIMER0->value = first_ticks;
-    TIMER0->reload = period_ticks;
     /* the highest priority that may still call FreeRTOS's FromISR calls */
     NVIC_IPR[TIMER0_IRQ] = configMAX_SYSCALL_INTERRUPT_PRIORITY;
     NVIC_ISER0 = 1u << TIMER0_IRQ;

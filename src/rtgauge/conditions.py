@@ -7,7 +7,8 @@ not tell). Either source is enough to withhold trust; neither can grant it
 alone when the other withholds it.
 
 - Emulated: timings say nothing about the OS (the CPU is software); behaviour
-  verdicts still hold.
+  verdicts still hold. Under QEMU's instruction counting (-icount) they are
+  virtual time: reproducible, a cost in instructions, still not a real CPU's.
 - No SCHED_FIFO or no mlockall: the figures are those of an ordinary
   process (preemptible by anything, page faults included), not real-time.
 - Virtualised (a hypervisor below): figures are real but the hypervisor may
@@ -35,6 +36,7 @@ class RunConditions:
     rt_policy_ok: bool  # SCHED_FIFO obtained for the run and every test that measured
     mlock_ok: bool  # mlockall obtained for the run and every test that measured
     reasons: list[str] = field(default_factory=list)  # each limit in words, worst first
+    virtual_time: bool = False  # emulated under instruction counting (QEMU -icount)
 
     @property
     def timing_meaningful(self) -> bool:
@@ -54,6 +56,8 @@ class RunConditions:
     @property
     def timing_limit(self) -> str | None:
         """Why timing is not rated, in a few words; None when it is."""
+        if self.emulated and self.virtual_time:
+            return "emulated CPU, timings are virtual time (instruction counts)"
         if self.emulated:
             return "emulated CPU, timings are not meaningful"
         if not self.rt_policy_ok:
@@ -87,8 +91,18 @@ def run_conditions(bundle: Bundle) -> RunConditions:
     )
     mlock_ok = bool(priv["mlockall"]) and all(t["conditions"]["mlockall"] for t in measured)
 
+    virtual_time = emulated and (
+        target.get("icount_shift") is not None or "-icount" in str(virt.get("vendor") or "")
+    )
     reasons: list[str] = []
-    if emulated:
+    if virtual_time:
+        who = " and ".join(known_by)
+        reasons.append(
+            f"emulated with instruction counting (known to the {who}): timings are virtual "
+            "time, reproducible, a cost in instructions and not a real CPU's; behaviour "
+            "verdicts are valid"
+        )
+    elif emulated:
         who = " and ".join(known_by)
         reasons.append(
             f"emulated (known to the {who}): timings are not meaningful; behaviour verdicts are"
@@ -106,4 +120,4 @@ def run_conditions(bundle: Bundle) -> RunConditions:
     if virtualised:
         vendor = f" ({virt['vendor']})" if virt.get("vendor") else ""
         reasons.append(f"hypervisor present{vendor}: it can steal time from any measurement")
-    return RunConditions(emulated, known_by, virtualised, rt_ok, mlock_ok, reasons)
+    return RunConditions(emulated, known_by, virtualised, rt_ok, mlock_ok, reasons, virtual_time)

@@ -8,9 +8,11 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rtgauge.errors import UsageError
 from rtgauge.targets.freertos_qemu import BoardOptions, BoardRun, qemu_command, run_on_board
 
 SYSTEM = json.dumps({"record": "system", "schema_version": 1})
@@ -127,3 +129,42 @@ def test_the_command_line_reaches_semihosting_escaped(tmp_path: Path) -> None:
     semi = cmd[cmd.index("-semihosting-config") + 1]
     assert semi == "enable=on,target=native,arg=rtgauge-fw,arg=--opt,arg=X.k=a,,b"
     assert "-icount" not in cmd and cmd[1:5] == ["-machine", "mps2-an385", "-cpu", "cortex-m3"]
+
+
+def test_the_factory_knows_the_board_and_its_options() -> None:
+    from rtgauge.cli.main import parser
+    from rtgauge.targets import registry
+    from rtgauge.targets.freertos_qemu import FreeRTOSBoard
+
+    args = parser().parse_args(["run", "--target", "freertos-qemu", "--icount"])
+    board = registry.make_target("freertos-qemu", args)
+    assert isinstance(board, FreeRTOSBoard) and board.probe_command == "rtgauge-fw"
+    described = board.describe()
+    assert described["kind"] == "freertos-qemu" and described["emulated"] is True
+    assert described["icount_shift"] == 4 and described["virtualised"] is False
+    bad = parser().parse_args(["run", "--target", "freertos-qemu", "--cpus", "1"])
+    with pytest.raises(UsageError, match="one CPU"):
+        registry.make_target("freertos-qemu", bad)
+
+
+def test_an_icount_run_is_labelled_virtual_time_and_never_ranked(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    import copy
+
+    from rtgauge.analysis.compare import compare, points
+    from rtgauge.conditions import run_conditions
+    from rtgauge.model import bundle_from_records
+
+    real = bundle_from_records(copy.deepcopy(sample_records), "x")
+    board = bundle_from_records(copy.deepcopy(sample_records), "y")
+    board.target = {"kind": "freertos-qemu", "emulated": True, "icount_shift": 4}
+    cond = run_conditions(board)
+    assert cond.emulated and cond.virtual_time and not cond.timing_rateable
+    assert cond.timing_limit == "emulated CPU, timings are virtual time (instruction counts)"
+    assert "virtual time" in cond.reasons[0]
+    comp = compare([real, board])
+    assert comp.rows and all(not r.ranked and r.best_max is None for r in comp.rows)
+    (good_real, bad_real), (good_board, bad_board) = points(comp)
+    assert not any("best worst case" in p for p in good_real + good_board)
+    assert not any(" against " in p for p in bad_real + bad_board)

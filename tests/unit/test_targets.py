@@ -32,7 +32,7 @@ def test_the_factory_picks_the_target_of_each_spec() -> None:
     assert isinstance(ssh, SshHost) and ssh.target.port == 2222 and ssh.target.sudo
     qemu = registry.make_target("qemu", _args("--kernel", "/boot/x"))
     assert isinstance(qemu, QemuGuest)
-    with pytest.raises(UsageError, match="expected local, qemu or ssh://"):
+    with pytest.raises(UsageError, match="expected local, qemu, freertos-qemu or ssh://"):
         registry.make_target("labgrid://x", _args())
 
 

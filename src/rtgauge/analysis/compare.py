@@ -20,6 +20,7 @@ class Row:
     best_max: int | None = None  # index of the system with the lowest max
     best_mean: int | None = None
     significant: bool = False  # best mean vs the others: beyond chance
+    ranked: bool = False  # at least two systems whose timings mean something have it
 
 
 @dataclass
@@ -58,6 +59,8 @@ def labels_for(bundles: list[Bundle]) -> list[str]:
 
 def compare(bundles: list[Bundle]) -> Comparison:
     comp = Comparison(labels_for(bundles), bundles)
+    # An emulated run's figures are shown, never ranked against the others.
+    meaningful = [run_conditions(b).timing_meaningful for b in bundles]
     keys: list[tuple[str, str]] = []
     for b in bundles:
         for t in b.tests:
@@ -75,8 +78,9 @@ def compare(bundles: list[Bundle]) -> Comparison:
                     )
             per.append(found)
         row = Row(test, name, per)
-        present = [(i, m) for i, m in enumerate(per) if m is not None]
+        present = [(i, m) for i, m in enumerate(per) if m is not None and meaningful[i]]
         if len(present) >= 2:
+            row.ranked = True
             row.best_max = min(present, key=lambda x: x[1]["max"])[0]
             row.best_mean = min(present, key=lambda x: x[1]["mean"])[0]
             best = per[row.best_mean]
@@ -110,6 +114,8 @@ def points(comp: Comparison) -> list[tuple[list[str], list[str]]]:
     """Per system: (strong points, weak points), each a sentence with its figure."""
     out = []
     n = len(comp.bundles)
+    # An emulated run has no timing points: its figures were not ranked.
+    meaningful = [run_conditions(b).timing_meaningful for b in comp.bundles]
     for i, b in enumerate(comp.bundles):
         good: list[str] = []
         bad: list[str] = []
@@ -124,7 +130,7 @@ def points(comp: Comparison) -> list[tuple[list[str], list[str]]]:
         errors = [t["id"] for t in b.tests if t["status"] == "error"]
         if errors:
             bad.append(f"tests in error: {', '.join(errors)}")
-        if n >= 2:
+        if n >= 2 and meaningful[i]:
             wins = [r for r in comp.rows if r.best_max == i and r.significant]
             losses = [
                 r

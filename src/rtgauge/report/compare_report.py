@@ -127,7 +127,8 @@ def figures_blocks(comp: Comparison) -> list[Block]:
             "Better value in bold green. 'sig.' says whether the best system's "
             "distribution differs from every other beyond chance (Mann-Whitney U "
             "on the histograms, p < 0.01, and a probability of superiority away "
-            "from ½ by more than 0.05); otherwise 'no significant difference'.",
+            "from ½ by more than 0.05); otherwise 'no significant difference'. "
+            "The figures of an emulated run are shown but never ranked.",
             "note",
         ),
     ]
@@ -157,6 +158,8 @@ def figures_blocks(comp: Comparison) -> list[Block]:
                     "sig."
                     if r.significant
                     else "no significant difference"
+                    if r.ranked
+                    else "not ranked: emulated timings"
                     if present > 1
                     else "—",
                     "" if r.significant else "muted",

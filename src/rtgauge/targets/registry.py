@@ -15,8 +15,8 @@ from rtgauge.targets.ssh import SshHost
 KINDS: tuple[type[Target], ...] = (
     LocalTarget,
     QemuGuest,
-    SshHost,
     FreeRTOSBoard,
+    SshHost,
 )
 
 

@@ -14,6 +14,10 @@
 
 size_t board_libc_heap_bytes(void);
 
+/* Queues (msg.c) and a hardware timer with an interrupt handler (timer.c);
+ * the topics FreeRTOS has no equivalent for link from core/osal/none/. */
+unsigned rtg_osal_offers(void) { return RTG_OFFERS_MSG_QUEUES | RTG_OFFERS_TIMERS; }
+
 static const char *qemu_mode; /* NULL: not said; "tcg"; "icount" */
 static int icount_shift;
 

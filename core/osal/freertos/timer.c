@@ -2,8 +2,8 @@
  * (IRQ 8), whose handler is fn(arg), run in the interrupt: what IRQ-P-LAT
  * measures as interrupt service, and what wakes its task (rtg_sem_post
  * from an interrupt is FreeRTOS's xSemaphoreGiveFromISR). There is one
- * such timer. Signal and timerfd timers, and the relative waits through
- * POSIX calls, do not exist here: ENOTSUP. */
+ * such timer. Signal and timerfd timers do not exist here: ENOTSUP (and
+ * the relative waits through POSIX calls: core/osal/none/rel_waits.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,13 +74,6 @@ void rtg_timer_delete(struct rtg_timer *t)
     in_use = false;
 }
 
-int rtg_nanosleep_rel(uint64_t ns)
-{
-    (void)ns;
-    return ENOTSUP;
-}
-int rtg_select_rel(uint64_t ns) { return rtg_nanosleep_rel(ns); }
-int rtg_ppoll_rel(uint64_t ns) { return rtg_nanosleep_rel(ns); }
 
 const char *rtg_timer_handler_context(void) { return "isr"; }
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import selectors
 import shutil
 import subprocess
 import time
@@ -25,7 +24,7 @@ from rtgauge.errors import UsageError
 from rtgauge.model import Record
 from rtgauge.probe import repo_root
 from rtgauge.targets.base import Target, target_record
-from rtgauge.targets.initramfs import FRAME
+from rtgauge.targets.framing import Silent, framed_bodies
 
 QEMU = "qemu-system-arm"
 BOARD = ["-machine", "mps2-an385", "-cpu", "cortex-m3"]
@@ -134,49 +133,26 @@ def _boot(cmd: list[str], opts: BoardOptions, boot: _Boot, run: BoardRun) -> Ite
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
     )
-    assert proc.stdout is not None
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    buf = b""
-    deadline = time.monotonic() + opts.boot_timeout_s
     try:
-        while True:
-            if time.monotonic() > deadline:
-                boot.error = (
-                    f"the board went silent: no output for {opts.idle_timeout_s:.0f} s"
-                    if boot.begun
-                    else f"the firmware did not boot: no output in {opts.boot_timeout_s:.0f} s"
-                )
-                break
-            if not sel.select(timeout=0.5):
-                if proc.poll() is not None:
-                    break
-                continue
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            if not chunk:
-                break
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for raw in lines:
-                line = raw.decode(errors="replace").rstrip("\r")
-                run.output_tail = [*run.output_tail[-7:], line[:200]]
-                pos = line.find(FRAME)
-                if pos < 0:
-                    continue
-                body = line[pos + len(FRAME) :]
-                deadline = time.monotonic() + opts.idle_timeout_s
-                if body == "BEGIN":
-                    boot.begun = True
-                elif body.startswith("PLAN "):
-                    boot.plan = [t for t in body[5:].split(",") if t]
-                elif body == "RESTART":
-                    boot.restart = True
-                elif body.startswith("ERROR "):
-                    boot.usage_error = body[6:]
-                elif body.startswith("EXIT "):
-                    boot.exit_code = int(body[5:].strip() or "3")
-                elif body.startswith("{"):
-                    yield body
+        for body in framed_bodies(proc, opts.boot_timeout_s, opts.idle_timeout_s, run.output_tail):
+            if body == "BEGIN":
+                boot.begun = True
+            elif body.startswith("PLAN "):
+                boot.plan = [t for t in body[5:].split(",") if t]
+            elif body == "RESTART":
+                boot.restart = True
+            elif body.startswith("ERROR "):
+                boot.usage_error = body[6:]
+            elif body.startswith("EXIT "):
+                boot.exit_code = int(body[5:].strip() or "3")
+            elif body.startswith("{"):
+                yield body
+    except Silent as silent:
+        boot.error = (
+            f"the board went silent: no output for {silent.waited_s:.0f} s"
+            if boot.begun
+            else f"the firmware did not boot: no output in {silent.waited_s:.0f} s"
+        )
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -168,3 +168,25 @@ def test_an_icount_run_is_labelled_virtual_time_and_never_ranked(
     (good_real, bad_real), (good_board, bad_board) = points(comp)
     assert not any("best worst case" in p for p in good_real + good_board)
     assert not any(" against " in p for p in bad_real + bad_board)
+
+
+def test_the_comparison_says_what_each_system_offers(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    import copy
+
+    from rtgauge.analysis.ratings import load_criteria
+    from rtgauge.model import bundle_from_records
+    from rtgauge.report.compare_report import compare_report
+    from rtgauge.report.exporters import EXPORTERS
+
+    real = bundle_from_records(copy.deepcopy(sample_records), "x")
+    board = bundle_from_records(copy.deepcopy(sample_records), "y")
+    first, second = board.tests[0], board.tests[1]
+    first.update(status="skipped", reason="needs processes, which the freertos OSAL does not offer")
+    first.update(metrics=[], verdicts=[])
+    second["notes"] = [*second["notes"], "pipe: not offered by this OS, no figures"]
+    md = EXPORTERS["md"].render(compare_report([real, board], load_criteria(), None, 0.0))
+    section = md[md.index("## What each system offers") :]
+    assert f"| {first['id']} | ran | skipped: needs processes" in section
+    assert f"| {second['id']} | ran | ran; pipe: not offered by this OS, no figures |" in section

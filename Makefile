@@ -171,7 +171,8 @@ soak: deps probe
 
 # This machine, Debian 6.1 vanilla and PREEMPT_RT under QEMU, compared.
 LAB_SET ?= default
-lab: deps deps-qemu probe probe-static venv
+# LAB_SET=rtos: this machine's Linux and FreeRTOS on the emulated board.
+lab: deps deps-qemu probe probe-static venv $(if $(filter rtos,$(LAB_SET)),firmware)
 	$(RTGAUGE) lab --set $(LAB_SET) $(if $(QUICK),--quick) --deadline 100us $(ARGS)
 
 clean:

@@ -11,7 +11,7 @@
 /* Round robin: a slice of this many ticks (1 ms each). */
 #define RTG_FR_RR_TICKS 10u
 /* Stacks are capped: FreeRTOS's heap has 3 MB, the catalogue asks 64 KiB. */
-#define RTG_FR_STACK_MAX (16u * 1024u)
+#define RTG_FR_STACK_MAX (12u * 1024u)
 #define RTG_FR_STACK_DEFAULT (8u * 1024u)
 /* The catalogue's levels on FreeRTOS's (FreeRTOSConfig.h). */
 #define RTG_FR_PRIO_OTHER 1u

@@ -12,7 +12,6 @@
 #include "rtg/osal_sys.h"
 #include "task.h"
 
-size_t board_libc_heap_bytes(void);
 
 /* Queues (msg.c) and a hardware timer with an interrupt handler (timer.c);
  * the topics FreeRTOS has no equivalent for link from core/osal/none/. */
@@ -79,7 +78,7 @@ static void emit_rtos(struct rtg_json *j)
     rtg_json_kint(j, "tick_rate_hz", configTICK_RATE_HZ);
     rtg_json_kstr(j, "heap", "heap_4");
     rtg_json_kuint(j, "heap_bytes", configTOTAL_HEAP_SIZE);
-    rtg_json_kuint(j, "libc_heap_bytes", board_libc_heap_bytes());
+    rtg_json_kstr(j, "malloc", "pvPortMalloc / vPortFree (heap_4)");
     rtg_json_kuint(j, "stack_cap_bytes", RTG_FR_STACK_MAX);
     rtg_json_key(j, "config");
     rtg_json_obj_begin(j);

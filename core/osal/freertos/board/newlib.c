@@ -1,44 +1,78 @@
-/* What newlib needs from the board: a heap (the 16 MB PSRAM), a lock around malloc (the scheduler is held), output to
- * UART0 and an exit through semihosting. */
+/* What newlib needs from the board: memory, output to UART0 and an exit
+ * through semihosting. There is one heap, FreeRTOS's heap_4 over the 16 MB
+ * PSRAM: the C library's malloc family is pvPortMalloc / vPortFree (with
+ * its own size header, for realloc), so the tests' allocations (MEM-P-ALC)
+ * measure the RTOS allocator, and tasks, queues and the tests share it. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "FreeRTOS.h"
 #include "board.h"
 #include "task.h"
 
-extern char __heap_start, __heap_limit;
-static char *brk_now = &__heap_start;
+/* heap_4's arena (configAPPLICATION_ALLOCATED_HEAP), placed in PSRAM. */
+__attribute__((section(".psram"), aligned(8))) uint8_t ucHeap[configTOTAL_HEAP_SIZE];
 
+/* Nothing grows a heap by sbrk here: a caller that tries is told so. */
 void *_sbrk(ptrdiff_t incr)
 {
-    if (incr < 0 ? brk_now + incr < &__heap_start : brk_now + incr > &__heap_limit) {
+    (void)incr;
+    errno = ENOMEM;
+    return (void *)-1;
+}
+
+#define HEAD 8u /* the size, in a header that keeps heap_4's 8-byte alignment */
+
+void *malloc(size_t n)
+{
+    uint8_t *p = n > SIZE_MAX - HEAD ? NULL : pvPortMalloc(n + HEAD);
+    if (!p) {
         errno = ENOMEM;
-        return (void *)-1;
+        return NULL;
     }
-    char *old = brk_now;
-    brk_now += incr;
-    return old;
+    memcpy(p, &n, sizeof n);
+    return p + HEAD;
 }
 
-size_t board_libc_heap_bytes(void) { return (size_t)(&__heap_limit - &__heap_start); }
+void free(void *p)
+{
+    if (p)
+        vPortFree((uint8_t *)p - HEAD);
+}
 
+void *calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    void *p = malloc(n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
+
+void *realloc(void *old, size_t n)
+{
+    if (!old)
+        return malloc(n);
+    size_t had;
+    memcpy(&had, (uint8_t *)old - HEAD, sizeof had);
+    void *p = malloc(n);
+    if (p) {
+        memcpy(p, old, had < n ? had : n);
+        free(old);
+    }
+    return p;
+}
+
+/* newlib's own calls (printf's number conversion, strdup) go through these. */
 struct _reent;
-void __malloc_lock(struct _reent *r)
-{
-    (void)r;
-    if (xTaskGetSchedulerState() != taskSCHEDULER_NOT_STARTED)
-        vTaskSuspendAll();
-}
-
-void __malloc_unlock(struct _reent *r)
-{
-    (void)r;
-    if (xTaskGetSchedulerState() != taskSCHEDULER_NOT_STARTED)
-        (void)xTaskResumeAll();
-}
+void *_malloc_r(struct _reent *r, size_t n) { (void)r; return malloc(n); }
+void _free_r(struct _reent *r, void *p) { (void)r; free(p); }
+void *_calloc_r(struct _reent *r, size_t n, size_t size) { (void)r; return calloc(n, size); }
+void *_realloc_r(struct _reent *r, void *p, size_t n) { (void)r; return realloc(p, n); }
 
 /* stdout and stderr are UART0, every line framed as the host expects. */
 int _write(int fd, const char *p, int n)

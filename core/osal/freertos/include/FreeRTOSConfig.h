@@ -31,10 +31,10 @@
 
 #define configSUPPORT_STATIC_ALLOCATION 0
 #define configSUPPORT_DYNAMIC_ALLOCATION 1
-/* heap_4 (first fit, coalescing): tasks, queues, semaphores. The C
- * library's malloc has the 16 MB PSRAM (board/newlib.c). */
-#define configTOTAL_HEAP_SIZE (3u * 1024u * 1024u)
-#define configAPPLICATION_ALLOCATED_HEAP 0
+/* heap_4 (first fit, coalescing) over the 16 MB PSRAM: tasks, queues,
+ * semaphores, and the C library's malloc (board/newlib.c). */
+#define configTOTAL_HEAP_SIZE (16u * 1024u * 1024u - 64u)
+#define configAPPLICATION_ALLOCATED_HEAP 1
 
 #define configUSE_IDLE_HOOK 0
 #define configUSE_TICK_HOOK 1

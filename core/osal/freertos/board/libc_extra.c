@@ -66,35 +66,20 @@ void __atomic_store_8(volatile void *p, uint64_t v, int order)
     unmask(m);
 }
 
-uint64_t __atomic_exchange_8(volatile void *p, uint64_t v, int order)
-{
-    (void)order;
-    uint32_t m = mask();
-    uint64_t old = *(volatile uint64_t *)p;
-    *(volatile uint64_t *)p = v;
-    unmask(m);
-    return old;
-}
-
-uint64_t __atomic_fetch_add_8(volatile void *p, uint64_t v, int order)
-{
-    (void)order;
-    uint32_t m = mask();
-    uint64_t old = *(volatile uint64_t *)p;
-    *(volatile uint64_t *)p = old + v;
-    unmask(m);
-    return old;
-}
-
-uint64_t __atomic_fetch_sub_8(volatile void *p, uint64_t v, int order)
-{
-    (void)order;
-    uint32_t m = mask();
-    uint64_t old = *(volatile uint64_t *)p;
-    *(volatile uint64_t *)p = old - v;
-    unmask(m);
-    return old;
-}
+/* Read, replace with expr (of old and v), return old: one masked section. */
+#define RMW_8(name, expr)                                                                          \
+    uint64_t name(volatile void *p, uint64_t v, int order)                                         \
+    {                                                                                              \
+        (void)order;                                                                               \
+        uint32_t m = mask();                                                                       \
+        uint64_t old = *(volatile uint64_t *)p;                                                    \
+        *(volatile uint64_t *)p = (expr);                                                          \
+        unmask(m);                                                                                 \
+        return old;                                                                                \
+    }
+RMW_8(__atomic_exchange_8, v)
+RMW_8(__atomic_fetch_add_8, old + v)
+RMW_8(__atomic_fetch_sub_8, old - v)
 
 bool __atomic_compare_exchange_8(volatile void *p, void *expected, uint64_t desired, bool weak,
                                  int success, int failure)

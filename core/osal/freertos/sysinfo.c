@@ -38,6 +38,13 @@ void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
 }
 
 bool rtg_sys_virtualized(void) { return false; }
+/* The measuring clock here is the board's timer (clock.c), not a CPU counter
+ * whose flags would need asking. */
+bool rtg_sys_cpu_flag(const char *flag)
+{
+    (void)flag;
+    return false;
+}
 bool rtg_sys_emulated(void) { return qemu_mode != NULL; }
 
 void rtg_sys_hypervisor_vendor(char *out, size_t n)

@@ -18,11 +18,10 @@ struct cpu_run {
     int cpu;
 };
 
-static void on_sample(void *arg, uint64_t lat_ns, uint64_t wake_ns)
+static void on_sample(void *arg, uint64_t expiry_ns, uint64_t wake_ns)
 {
     struct cpu_run *c = arg;
-    (void)wake_ns;
-    rtg_metric_add(c->m, lat_ns, rtg_test_elapsed_ns(c->ctx));
+    rtg_metric_interval(c->m, expiry_ns, wake_ns, rtg_test_elapsed_ns(c->ctx));
 }
 
 static int run(struct rtg_ctx *ctx)
@@ -83,16 +82,14 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_kstr(info, "variant", vname);
     rtg_json_key(info, "missed_periods");
     rtg_json_obj_begin(info);
-    uint64_t early = 0;
     for (size_t i = 0; i < ncpu; i++) {
         char key[16];
         snprintf(key, sizeof key, "cpu%d", c[i].cpu);
         rtg_json_kuint(info, key, c[i].w.missed);
         rtg_metric_merge(all, c[i].m);
-        early += c[i].w.early;
     }
     rtg_json_obj_end(info);
-    rtg_json_kuint(info, "early_wakeups", early);
+    rtg_json_kuint(info, "early_wakeups", all->negative);
     rtg_json_kuint(info, "loops_per_cpu", loops);
     for (size_t i = 0; i < ncpu; i++)
         if (c[i].w.error == ENOTSUP) { /* a port without this kind of timer */

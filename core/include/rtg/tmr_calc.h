@@ -55,4 +55,32 @@ uint64_t rtg_tick_period(const uint64_t *at, size_t n, uint64_t min_p, uint64_t 
 /* Marks the gaps that have another gap period ± tol before or after them
  * (is_tick[i]); returns how many. */
 size_t rtg_tick_mark(const uint64_t *at, size_t n, uint64_t period, uint64_t tol, bool *is_tick);
+
+/* ---- CLK-P-DUR: every periodic component, and which one is the tick ---- */
+struct rtg_periodic_search {
+    uint64_t min_p, max_p; /* periods searched */
+    uint64_t bin_ns;       /* separation bins (rtg_tick_period) */
+    uint64_t tol_ns;       /* a gap of a component: another one period +- this away */
+};
+struct rtg_periodic {
+    uint64_t period_ns;
+    size_t gaps;              /* the gaps that belong to it */
+    size_t occurrences;       /* a gap starting within tol of the last one's end: the same */
+    uint64_t cost_ns;         /* busy_ns / occurrences: the cost of one */
+    uint64_t busy_ns;         /* their total duration */
+    struct rtg_tick_peak why; /* the search's evidence for it */
+};
+/* Every periodic source among n gaps (at: times, increasing; dur: their
+ * durations), strongest first: the period search runs on the gaps no
+ * component has claimed yet, the gaps of the period it finds are claimed,
+ * and the search runs again on the rest, until no period stands out or max
+ * components are found. owner[i]: the component gap i belongs to, or -1.
+ * Returns how many were found. Pure: no OS call. */
+size_t rtg_periodic_find(const uint64_t *at, const uint64_t *dur, size_t n,
+                         const struct rtg_periodic_search *s, struct rtg_periodic *out, size_t max,
+                         int *owner);
+/* The component whose rate (1e9 / period) lies within tol (a fraction) of
+ * hz, the closest one if several do; -1 when none does or hz is unknown
+ * (<= 0). The tick is the kernel's HZ, not merely the strongest period. */
+int rtg_periodic_tick(const struct rtg_periodic *c, size_t n, double hz, double tol);
 #endif

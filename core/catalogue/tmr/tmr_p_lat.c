@@ -40,12 +40,17 @@ static int run(struct rtg_ctx *ctx)
         free(t);
         return rtg_fail_error(ctx, "out of memory");
     }
+    /* staggered (as cyclictest without -A/--aligned): the CPUs' expiries
+     * spread evenly over one period; same: every CPU's timer at once */
+    bool same = strcmp(rtg_opt_enum(ctx, "align"), "same") == 0;
+    uint64_t stagger = same ? 0 : period / ncpu;
     uint64_t start = rtg_mono_ns() + 2 * period;
     for (size_t i = 0; i < ncpu; i++) {
         c[i].ctx = ctx;
         c[i].cpu = rtg_cpu_at(ctx, (size_t)i);
         c[i].w = (struct rtg_waker){.variant = (enum rtg_wake_variant)variant, .period_ns = period,
-                                    .start_ns = start, .loops = loops, .end_ns = UINT64_MAX,
+                                    .start_ns = start + i * stagger, .loops = loops,
+                                    .end_ns = UINT64_MAX,
                                     .sample = on_sample, .arg = &c[i]};
         c[i].m = rtg_metric_new(ctx, "timer.wakeup.%s.cpu%d", vname, c[i].cpu);
         if (!c[i].m) {
@@ -80,6 +85,8 @@ static int run(struct rtg_ctx *ctx)
     }
     struct rtg_json *info = rtg_info(ctx);
     rtg_json_kstr(info, "variant", vname);
+    rtg_json_kstr(info, "align", same ? "same" : "staggered");
+    rtg_json_kuint(info, "stagger_ns", stagger);
     rtg_json_key(info, "missed_periods");
     rtg_json_obj_begin(info);
     for (size_t i = 0; i < ncpu; i++) {
@@ -119,6 +126,9 @@ static const struct rtg_option options[] = {
     {"variant", RTG_OPT_ENUM, 0, 0, 0, 0, RTG_WAKE_CHOICES, 0,
      "the wake-up mechanism: clock_nanosleep (absolute), nanosleep (relative), posix_timer "
      "(periodic timer, signal waited for), timerfd, select or poll (ppoll) timeout"},
+    {"align", RTG_OPT_ENUM, 0, 0, 0, 0, "staggered,same", 0,
+     "the CPUs' first expiries: staggered evenly over one period (as cyclictest without "
+     "-A), or all at the same instant (as cyclictest -A 0)"},
 };
 
 const struct rtg_test_desc rtg_test_tmr_p_lat = {

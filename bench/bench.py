@@ -95,6 +95,14 @@ class Pair:
     ours_load: list[str] | None = None  # and during rtgauge
 
 
+def tmr_lat_opts(align: str) -> Callable[[int], list[str]]:
+    """TMR-P-LAT as cyclictest -i1000 runs it, for s seconds, CPUs aligned or not."""
+    return lambda s: [
+        *("--opt", f"TMR-P-LAT.duration_ms={s * 1000}", "--opt", "TMR-P-LAT.period_us=1000"),
+        *("--opt", f"TMR-P-LAT.align={align}"),
+    ]
+
+
 TRUNCATION = (
     "cyclictest truncates every sample to whole µs, so its min/avg read ≈0.5 µs lower "
     "than the same latencies in ns."
@@ -104,14 +112,7 @@ PAIRS = [
         "TMR-P-LAT ↔ cyclictest",
         "TMR-P-LAT",
         r"timer\.wakeup\.clock_nanosleep\.all$",
-        lambda s: [
-            "--opt",
-            f"TMR-P-LAT.duration_ms={s * 1000}",
-            "--opt",
-            "TMR-P-LAT.period_us=1000",
-            "--opt",
-            "TMR-P-LAT.align=staggered",
-        ],
+        tmr_lat_opts("staggered"),
         lambda s: ["cyclictest", "-m", "-p95", "-i1000", "-d0", f"-D{s}", "-q", "-S"],
         cyclictest_out,
         "same interval (programmed expiry → clock_gettime after clock_nanosleep returns), "
@@ -123,14 +124,7 @@ PAIRS = [
         "TMR-P-LAT align=same ↔ cyclictest -A 0",
         "TMR-P-LAT",
         r"timer\.wakeup\.clock_nanosleep\.all$",
-        lambda s: [
-            "--opt",
-            f"TMR-P-LAT.duration_ms={s * 1000}",
-            "--opt",
-            "TMR-P-LAT.period_us=1000",
-            "--opt",
-            "TMR-P-LAT.align=same",
-        ],
+        tmr_lat_opts("same"),
         lambda s: ["cyclictest", "-m", "-p95", "-i1000", "-d0", f"-D{s}", "-q", "-S", "-A", "0"],
         cyclictest_out,
         "the same, with every CPU's timer expiring at the same instant on both sides "
@@ -340,9 +334,11 @@ def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
                 runs["peer"].append(pair.parse(sh(pair.peer(secs))))
         with Background(pair.ours_load):
             runs["rtgauge"].append(ours(pair, secs))
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         f"### {pair.name}\n",
         f"{pair.difference}\n",
+        f"Run {when}: {secs} s per run, {repeats} runs each, interleaved.\n",
         "| run | min µs | avg µs | max µs | p99 µs |",
         "|---|---|---|---|---|",
     ]
@@ -393,15 +389,21 @@ def resummarise(text: str) -> str:
 
 
 def splice(old: str, new_sections: list[str]) -> str:
-    """old with each '### name' section replaced by the new one of that name
-    (appended where old has none), the rest kept as it was."""
+    """old with each '### name' section replaced by the new one of that name;
+    one old lacks goes after the last one replaced (at the end if none was),
+    the rest kept as it was."""
     new = {s.split("\n", 1)[0]: s for s in new_sections}
     parts = old.split("\n### ")
     out = [parts[0]]
+    last = len(out)
     for part in parts[1:]:
         head = "### " + part.split("\n", 1)[0]
+        if head in new:
+            last = len(out) + 1
         out.append(new.pop(head, "### " + part).rstrip("\n") + "\n")
-    return "\n".join(out + list(new.values()))
+    if last == 1:
+        last = len(out)
+    return "\n".join(out[:last] + [s.rstrip("\n") + "\n" for s in new.values()] + out[last:])
 
 
 def clock_floor() -> list[str]:

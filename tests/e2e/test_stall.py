@@ -9,6 +9,7 @@ Needs root (SCHED_FIFO for the probe and the spinner); skipped otherwise."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 from probe_run import metric, rt, run_probe
@@ -24,7 +25,12 @@ SEEN = 0.6 * STALL_MS * 1e6  # most of the stall, in ns: more than any period he
 VARIANTS = ["clock_nanosleep", "nanosleep", "posix_timer", "timerfd", "select", "poll"]
 
 
-def _stalled(*args: str) -> dict:
+def _opts(test: str, **values: object) -> list[str]:
+    """--tests TEST --opt TEST.key=value ..."""
+    return ["--tests", test, *(a for k, v in values.items() for a in ("--opt", f"{test}.{k}={v}"))]
+
+
+def _stalled(*args: str) -> dict[str, Any]:
     if os.geteuid() != 0:
         pytest.skip("the injected stall needs root: SCHED_FIFO for the spinner and the probe")
     with injected_stall(CPU, PRIO + 1, MEASURE_MS / 1000 * 2 + 3, STALL_MS, EVERY_MS) as spinner:
@@ -40,57 +46,23 @@ def _stalled(*args: str) -> dict:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_tmr_p_lat_shows_the_stall(variant: str) -> None:
-    t = _stalled(
-        "--tests",
-        "TMR-P-LAT",
-        "--opt",
-        f"TMR-P-LAT.variant={variant}",
-        "--opt",
-        "TMR-P-LAT.period_us=1000",
-        "--opt",
-        f"TMR-P-LAT.duration_ms={MEASURE_MS}",
-    )
+    t = _stalled(*_opts("TMR-P-LAT", variant=variant, period_us=1000, duration_ms=MEASURE_MS))
     m = metric(t, f"timer.wakeup.{variant}.cpu{CPU}")
     assert m["max"] >= SEEN, (variant, m["max"])
     assert t["info"]["missed_periods"][f"cpu{CPU}"] > 0  # counted as well, not instead
 
 
 def test_irq_p_lat_shows_the_stall() -> None:
-    t = _stalled(
-        "--tests",
-        "IRQ-P-LAT",
-        "--opt",
-        "IRQ-P-LAT.period_us=1000",
-        "--opt",
-        f"IRQ-P-LAT.duration_ms={MEASURE_MS}",
-    )
+    t = _stalled(*_opts("IRQ-P-LAT", period_us=1000, duration_ms=MEASURE_MS))
     for name in ("irq.service.signal_handler", "irq.task.sem_post_wake"):
         assert metric(t, name)["max"] >= SEEN, (name, metric(t, name)["max"])
     assert t["info"]["overruns"] > 0
 
 
 def test_thr_schedules_stay_absolute() -> None:
-    pre = _stalled(
-        "--tests",
-        "THR-P-PRE",
-        "--opt",
-        "THR-P-PRE.loops=10",
-        "--opt",
-        "THR-P-PRE.period_us=500",
-        "--opt",
-        f"THR-P-PRE.timer_loops={MEASURE_MS * 2}",
-    )
+    pre = _stalled(*_opts("THR-P-PRE", loops=10, period_us=500, timer_loops=MEASURE_MS * 2))
     assert metric(pre, "thread.preempt.timer")["max"] >= SEEN
     assert pre["info"]["timer_skipped_periods"] > 0
-    bkg = _stalled(
-        "--tests",
-        "THR-P-BKG",
-        "--opt",
-        "THR-P-BKG.processes=1",
-        "--opt",
-        "THR-P-BKG.period_us=500",
-        "--opt",
-        f"THR-P-BKG.loops={MEASURE_MS * 2}",
-    )
+    bkg = _stalled(*_opts("THR-P-BKG", processes=1, period_us=500, loops=MEASURE_MS * 2))
     assert metric(bkg, "thread.wake.idle")["max"] >= SEEN
     assert bkg["info"]["skipped_periods"]["idle"] > 0

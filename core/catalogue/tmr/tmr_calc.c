@@ -164,24 +164,6 @@ uint64_t rtg_tick_period(const uint64_t *at, size_t n, uint64_t min_p, uint64_t 
     return candidates(at, n, min_p, max_p, bin_ns, why, &p, 1) ? p : 0;
 }
 
-size_t rtg_tick_mark(const uint64_t *at, size_t n, uint64_t period, uint64_t tol, bool *is_tick)
-{
-    size_t marked = 0;
-    for (size_t i = 0; i < n; i++)
-        is_tick[i] = false;
-    if (!period)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = i + 1; j < n && at[j] - at[i] <= period + tol; j++) {
-            if (at[j] - at[i] + tol >= period) {
-                marked += !is_tick[i] + !is_tick[j];
-                is_tick[i] = is_tick[j] = true;
-            }
-        }
-    }
-    return marked;
-}
-
 /* How many of m gaps spread over span ns would sit in a chain of three by
  * chance (each next one within +-tol of one period on), plus six standard
  * deviations: under dense noise a chain is no evidence by itself. */

@@ -39,12 +39,13 @@ uint64_t rtg_sus_misses(uint64_t expirations, uint64_t late_ns, uint64_t period_
 
 
 
-/* ---- CLK-P-DUR: the periodic (tick) component among the gaps ---- */
+/* ---- CLK-P-DUR: the strongest periodic component among the gaps ---- */
 /* at[0..n): gap times in ns, increasing. The period in [min_p, max_p] that
  * most gap pairs are apart (separations binned bin_ns wide, a bin and its
- * neighbours summed); of the peaks at least 60 % of the highest, the
- * shortest (the fundamental, not a multiple). 0 when no peak stands at
- * least 4 times above the median bin (no periodic component). */
+ * neighbours summed); of the peaks six standard deviations above the
+ * median bin and at least 60 % of the highest (above that background), the
+ * shortest (the fundamental, not a multiple), refined to the mean of the
+ * pair separations near it. 0 when no peak stands out. */
 struct rtg_tick_peak {
     uint64_t peak;       /* pairs in the highest (smoothed) bin */
     uint64_t peak_at_ns; /* where it is */
@@ -52,9 +53,6 @@ struct rtg_tick_peak {
 };
 uint64_t rtg_tick_period(const uint64_t *at, size_t n, uint64_t min_p, uint64_t max_p,
                          uint64_t bin_ns, struct rtg_tick_peak *why);
-/* Marks the gaps that have another gap period ± tol before or after them
- * (is_tick[i]); returns how many. */
-size_t rtg_tick_mark(const uint64_t *at, size_t n, uint64_t period, uint64_t tol, bool *is_tick);
 
 /* ---- CLK-P-DUR: every periodic component, and which one is the tick ---- */
 struct rtg_periodic_search {

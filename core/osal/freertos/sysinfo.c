@@ -38,6 +38,14 @@ void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
 }
 
 bool rtg_sys_virtualized(void) { return false; }
+
+/* The kernel's tick: configured, and known exactly. */
+double rtg_sys_tick_hz(int cpu, const char **source)
+{
+    (void)cpu;
+    *source = "configTICK_RATE_HZ";
+    return configTICK_RATE_HZ;
+}
 /* The measuring clock here is the board's timer (clock.c), not a CPU counter
  * whose flags would need asking. */
 bool rtg_sys_cpu_flag(const char *flag)

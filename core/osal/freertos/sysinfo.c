@@ -43,7 +43,7 @@ bool rtg_sys_virtualized(void) { return false; }
 double rtg_sys_tick_hz(int cpu, const char **source)
 {
     (void)cpu;
-    *source = "configTICK_RATE_HZ";
+    *source = "CONFIG_HZ (FreeRTOS configTICK_RATE_HZ)";
     return configTICK_RATE_HZ;
 }
 /* The measuring clock here is the board's timer (clock.c), not a CPU counter

@@ -28,6 +28,9 @@ def add_probe_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prio", help="SCHED_FIFO priority of the tests, 1..98 (default 95)")
     p.add_argument("--opt", action="append", default=[], metavar="ID.key=value")
     p.add_argument("--no-rt", action="store_true", help="run SCHED_OTHER on purpose")
+    p.add_argument(
+        "--label", type=run_label, help="a name for the run kept in the store, e.g. a kernel build"
+    )
 
 
 def add_target_options(p: argparse.ArgumentParser) -> None:
@@ -57,6 +60,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     add_results_dir(p)
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
     p.set_defaults(execute=execute)
+
+
+def run_label(text: str) -> str:
+    """A label is one short line of printable text: it names runs in tables."""
+    if not text or len(text) > 100 or not text.isprintable():
+        raise UsageError(f"--label {text!r}: give 1 to 100 printable characters")
+    return text
 
 
 def probe_args(args: argparse.Namespace) -> list[str]:
@@ -169,7 +179,9 @@ def perform(args: argparse.Namespace) -> tuple[int, Path]:
     """Runs, stores and reports; returns the exit code and the bundle."""
     pargs = probe_args(args)
     stream = open_stream(args, pargs)
-    writer = RunWriter(args.results_dir, [stream.probe, *pargs], stream.target)
+    writer = RunWriter(
+        args.results_dir, [stream.probe, *pargs], stream.target, getattr(args, "label", None)
+    )
     progress = Progress(sys.stderr)
     stopped: list[int] = []
 

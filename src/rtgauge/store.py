@@ -186,7 +186,7 @@ def list_runs(results: Path, label: str | None = None) -> list[dict[str, Any]]:
                 continue
     with _connect(results) as db:
         db.row_factory = sqlite3.Row
-        query, params = "SELECT * FROM runs", ()
+        query, params = "SELECT * FROM runs", tuple[str, ...]()
         if label is not None:
             query, params = query + " WHERE label = ?", (label,)
         rows = [dict(r) for r in db.execute(query + " ORDER BY created_at DESC", params)]

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from rtgauge.errors import UsageError
+from rtgauge.importers.bundle import timing_rateable
 from rtgauge.model import Bundle
 from rtgauge.report.fmt import family, us
 
 TIMING_NOT_RATED = "not rated: emulated CPU, timings are not meaningful"
+IMPORTED_NOT_RATED = "not rated: imported, the source does not record the conditions it ran under"
 
 
 @dataclass
@@ -96,6 +98,9 @@ def rate(bundle: Bundle, criteria: dict[str, Any]) -> list[Rating]:
         )
         if emulated:
             out.append(Rating(fam, None, figure, TIMING_NOT_RATED))
+            continue
+        if not timing_rateable(bundle):
+            out.append(Rating(fam, None, figure, IMPORTED_NOT_RATED))
             continue
         stars = _stars(figure, c["stars"])
         why = f"{c.get('what', fam)}: {us(figure)} µs"

@@ -14,6 +14,9 @@ from typing import Protocol
 
 from rtgauge.model import Bundle
 from rtgauge.report.document import Block
+from rtgauge.report.export_cyclictest import CyclictestHistExporter
+from rtgauge.report.export_junit import JunitExporter
+from rtgauge.report.export_lava import LavaExporter
 from rtgauge.report.render_html import render_html
 from rtgauge.report.render_markdown import render_markdown
 
@@ -25,6 +28,8 @@ class Report:
     title: str
     blocks: list[Block]
     bundles: list[Bundle] = field(default_factory=list)
+    deadline_ns: float | None = None  # the deadline the verdicts were judged against
+    miss_rate: float = 1e-6
 
 
 class Exporter(Protocol):
@@ -59,5 +64,13 @@ class JsonExporter:
 
 
 EXPORTERS: dict[str, Exporter] = {
-    e.name: e for e in (HtmlExporter(), MarkdownExporter(), JsonExporter())
+    e.name: e
+    for e in (
+        HtmlExporter(),
+        MarkdownExporter(),
+        JsonExporter(),
+        JunitExporter(),
+        LavaExporter(),
+        CyclictestHistExporter(),
+    )
 }

@@ -380,4 +380,6 @@ def report_title(bundle: Bundle) -> str:
 
 def run_report(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6) -> Report:
     """The report of one run, ready for any exporter."""
-    return Report(report_title(bundle), run_blocks(bundle, deadline_ns, rate), [bundle])
+    return Report(
+        report_title(bundle), run_blocks(bundle, deadline_ns, rate), [bundle], deadline_ns, rate
+    )

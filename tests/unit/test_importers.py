@@ -136,6 +136,13 @@ BAD = [
         "cycles is not a number",
     ),
     (
+        "negative.json",
+        '{"file_version": 1, "thread": {"0": {"histogram": {"1": -5}, "cycles": 2,'
+        ' "min": 1, "max": 1, "avg": 1}}}',
+        "bucket 1 is not a number of 0 or more",
+    ),
+    ("rtla-neg.txt", "# RTLA timerlat histogram\nIndex IRQ-000\n0 -5\n", "not a number"),
+    (
         "toomany.json",
         '{"file_version": 1, "thread": {"0": {"histogram": {"1": 5}, "cycles": 2,'
         ' "min": 1, "max": 1, "avg": 1}}}',

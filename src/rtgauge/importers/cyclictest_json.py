@@ -28,8 +28,8 @@ def looks_like(text: str) -> bool:
 
 
 def _num(v: Any, what: str, where: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise UsageError(f"{where}: {what} is not a number")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e18:
+        raise UsageError(f"{where}: {what} is not a number of 0 or more")
     return float(v)
 
 

@@ -41,10 +41,9 @@ def looks_like(text: str) -> bool:
 def _value(text: str, where: str) -> int | None:
     if text in ("-", ""):
         return None
-    try:
-        return int(text)
-    except ValueError:
-        raise UsageError(f"{where}: {text!r} is not a number") from None
+    if not text.isdigit():
+        raise UsageError(f"{where}: {text!r} is not a number of 0 or more")
+    return int(text)
 
 
 def parse(text: str, where: str) -> Imported:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
-from history_bundles import body, latency, make
+from history_bundles import body, latency, make, store
 
 from rtgauge.analysis.history import build, compare_runs
 from rtgauge.analysis.tail import fisher_greater, tail_test
@@ -84,3 +85,20 @@ def test_build_compares_only_comparable_runs(sample_records: list[dict[str, Any]
     tmr = [f for f in lab[3].findings if f.test == "TMR-P-LAT"]
     assert tmr and all(f.older == "2026-01-02T00:00:00+00:00" for f in tmr)
     assert not hs["other"].runs[0].regressed
+
+
+def test_history_filters(sample_records: list[dict[str, Any]], tmp_path: Path, cli: Any) -> None:
+    for day, label in ((1, "a"), (2, "a"), (3, "b")):
+        store(
+            tmp_path, make(sample_records, f"2026-01-0{day}T00:00:00+00:00", body(500), label=label)
+        )
+    code, out, _ = cli("history", "--results-dir", str(tmp_path))
+    assert code == 0 and "vm — label a: 2 runs" in out and "vm — label b: 1 runs" in out
+    code, out, _ = cli("history", "--results-dir", str(tmp_path), "--label", "b")
+    assert "label a" not in out and "label b: 1 runs" in out
+    code, out, _ = cli("history", "--results-dir", str(tmp_path), "--since", "2026-01-02")
+    assert "label a: 1 runs" in out
+    code, out, _ = cli("history", "--results-dir", str(tmp_path), "--system", "other*")
+    assert code == 0 and "no runs" in out
+    code, out, _ = cli("history", "--results-dir", str(tmp_path), "--test", "SEM-*")
+    assert "SEM-B-LCK" in out and "TMR-P-LAT" not in out

@@ -194,3 +194,13 @@ def test_import_stores_and_indexes_with_a_label(tmp_path: Path, cli: Any) -> Non
     assert code == 0 and "imported from cyclictest --json" in out
     code, out, _ = cli("runs", "--results-dir", str(tmp_path), "--label", "from-ct")
     assert code == 0 and "import" in out and "from-ct" in out
+
+
+def test_the_report_of_an_import_says_what_is_unknown() -> None:
+    from rtgauge.report.exporters import EXPORTERS
+    from rtgauge.report.run_report import run_report
+
+    md = EXPORTERS["md"].render(run_report(import_file(DATA / "cyclictest-h200.txt")))
+    assert "imported from cyclictest -h histogram" in md
+    assert "| CPUs | unknown: not in the imported file |" in md
+    assert "| obtained | unknown: not in the imported file |" in md

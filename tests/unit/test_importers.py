@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from rtgauge.analysis.ratings import IMPORTED_NOT_RATED, load_criteria, rate
+from rtgauge.analysis.ratings import load_criteria, rate
+from rtgauge.conditions import run_conditions
 from rtgauge.errors import UsageError
 from rtgauge.importers import import_file
 from rtgauge.model import Bundle, load_bundle
@@ -121,8 +122,15 @@ def test_rtla_nanoseconds_and_bucket_size(tmp_path: Path) -> None:
 
 
 def test_an_imported_run_is_not_rated_on_timing_without_its_conditions() -> None:
-    ratings = rate(import_file(DATA / "cyclictest-h200.txt"), load_criteria())
-    assert ratings and all(r.stars is None and r.why == IMPORTED_NOT_RATED for r in ratings)
+    bundle = import_file(DATA / "cyclictest-h200.txt")
+    cond = run_conditions(bundle)
+    assert not cond.timing_rateable and not cond.deadline_verdict_allowed
+    assert cond.unrecorded == "cyclictest -h histogram"
+    ratings = rate(bundle, load_criteria())
+    assert ratings and all(r.stars is None and "does not record" in r.why for r in ratings)
+    # cyclictest --json records them (its command line, return code 0): rated
+    known = run_conditions(import_file(DATA / "cyclictest-h200.json"))
+    assert known.unrecorded is None and known.rt_policy_ok and known.mlock_ok
 
 
 BAD = [

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from rtgauge.conditions import run_conditions
 from rtgauge.model import Bundle
 
 # The figures a deadline speaks about: wake-up and interrupt response latency.
@@ -26,6 +27,16 @@ class DeadlineVerdict:
     meets: bool
     backed: bool  # enough samples to support the tolerated rate (rule of three)
     caveat: str
+    limit: str | None = None  # set: the run's conditions forbid claiming the deadline met
+    meaningful: bool = True  # False: emulated, a miss says nothing about the OS either
+
+    @property
+    def claim(self) -> str:
+        """'met' (may be shown green), 'missed' (red), or 'not claimed': met but
+        unbacked, or measured under conditions that cannot support the claim."""
+        if not self.meets:
+            return "missed" if self.meaningful else "not claimed"
+        return "met" if self.backed and self.limit is None else "not claimed"
 
 
 def misses(metric: dict[str, Any], deadline_ns: float) -> tuple[int, int]:
@@ -77,9 +88,13 @@ def judge(test: str, metric: dict[str, Any], deadline_ns: float, rate: float) ->
 
 
 def deadline_verdicts(bundle: Bundle, deadline_ns: float, rate: float) -> list[DeadlineVerdict]:
+    cond = run_conditions(bundle)
+    limit = None if cond.deadline_verdict_allowed else cond.timing_limit
     out = []
     for t in bundle.tests:
         for m in t["metrics"]:
             if LATENCY.match(m["name"]) and m["count"]:
-                out.append(judge(t["id"], m, deadline_ns, rate))
+                v = judge(t["id"], m, deadline_ns, rate)
+                v.limit, v.meaningful = limit, cond.timing_meaningful
+                out.append(v)
     return out

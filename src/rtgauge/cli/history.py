@@ -12,11 +12,10 @@ from pathlib import Path
 from rtgauge.analysis.history import History, build, system_name
 from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
+from rtgauge.fmt import term
 from rtgauge.model import Bundle, load_bundle
 from rtgauge.report.exporters import EXPORTERS
-from rtgauge.report.fmt import term
 from rtgauge.report.history_report import HEADERS, group_title, history_report, run_cells
-from rtgauge.report.html import write_text
 from rtgauge.store import list_runs, utc_stamp
 
 
@@ -103,8 +102,8 @@ def execute(args: argparse.Namespace) -> int:
     print_text(histories)
     if args.html is not None:
         path = Path(args.html) if args.html else args.results_dir / f"history-{utc_stamp()}.html"
-        text = EXPORTERS["html"].render(history_report(histories))
-        print(f"\nhistory page: {write_text(path, text)}")
+        (written,) = EXPORTERS["html"].write(history_report(histories), path)
+        print(f"\nhistory page: {written}")
     regressed = [h for h in histories if h.runs[-1].regressed]
     if args.check:
         if regressed:

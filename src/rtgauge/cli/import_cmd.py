@@ -11,9 +11,9 @@ from pathlib import Path
 from rtgauge.cli.common import add_results_dir
 from rtgauge.cli.run import run_label
 from rtgauge.errors import UsageError
+from rtgauge.fmt import term
 from rtgauge.importers import FORMATS, import_file
 from rtgauge.model import Bundle
-from rtgauge.report.fmt import term
 from rtgauge.store import index_run, safe_name
 
 

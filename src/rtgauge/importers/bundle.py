@@ -172,7 +172,14 @@ def to_bundle(imp: Imported, path: Path) -> Bundle:
         end=end,
         command=imp.command.split() if imp.command else [],
         created_at=created,
-        target={"kind": "import", "format": imp.source, "file": path.name},
+        target={
+            "kind": "import",
+            "name": imp.source,
+            "format": imp.source,
+            "file": path.name,
+            "emulated": None,
+            "virtualised": None,
+        },
         imported={
             "source": imp.source,
             "file": path.name,
@@ -182,13 +189,3 @@ def to_bundle(imp: Imported, path: Path) -> Bundle:
             "unknown": unknown,
         },
     )
-
-
-def is_imported(bundle: Bundle) -> bool:
-    return bundle.imported is not None
-
-
-def timing_rateable(bundle: Bundle) -> bool:
-    """An imported run is rated on timing only when its source recorded the
-    conditions it ran under (policy, priority, memory locking)."""
-    return bundle.imported is None or bool(bundle.imported.get("conditions_known"))

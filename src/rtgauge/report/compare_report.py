@@ -7,14 +7,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from rtgauge.analysis.compare import Comparison, points, verdict_table
+from rtgauge.analysis.compare import Comparison, compare, points, verdict_table
 from rtgauge.analysis.ratings import criteria_lines, overall, rate, stars_text
 from rtgauge.analysis.requirements import deadline_verdicts
+from rtgauge.fmt import FAMILIES, family, us
 from rtgauge.model import Bundle
 from rtgauge.report import plots
-from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table
-from rtgauge.report.fmt import FAMILIES, family, us
-from rtgauge.report.run_report import trust_warnings
+from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Report, Table
+from rtgauge.report.run_report import CLAIM_STYLE, trust_warnings, verdict_text
 
 
 def rating_blocks(comp: Comparison, criteria: dict[str, Any]) -> list[Block]:
@@ -56,7 +56,13 @@ def points_blocks(comp: Comparison) -> list[Block]:
     for label, (good, bad), b in zip(comp.labels, points(comp), comp.bundles, strict=True):
         out.append(Heading(3, label))
         out += [Para(f"+ {g}") for g in good] or [Para("+ nothing stands out", "note")]
-        out += [Para(f"− {x}", "warn" if "emulated" in x or "SCHED_FIFO" in x else "") for x in bad]
+        out += [
+            Para(
+                f"− {x}",
+                "warn" if x.startswith(("emulated", "no SCHED_FIFO", "no mlockall")) else "",
+            )
+            for x in bad
+        ]
         del b
     return out
 
@@ -97,15 +103,12 @@ def deadline_blocks(comp: Comparison, deadline: float, rate_: float) -> list[Blo
         worst = max(vs, key=lambda v: (v.observed_rate, -(v.margin_ns or 0)))
         meets = all(v.meets for v in vs)
         backed = all(v.backed for v in vs)
-        verdict = ("meets" if meets else "misses") + ("" if backed else " (too few samples)")
-        emulated = b.system["virtualization"].get("emulated")
+        claims = {v.claim for v in vs}
+        claim = "missed" if "missed" in claims else "met" if claims == {"met"} else "not claimed"
         rows.append(
             [
                 Cell(label),
-                Cell(
-                    verdict + (" — emulated, not meaningful" if emulated else ""),
-                    "pass" if meets and backed and not emulated else "fail" if not meets else "",
-                ),
+                Cell(verdict_text(meets, backed, vs[0].limit), CLAIM_STYLE[claim]),
                 Cell(f"{worst.metric}: {worst.observed_rate:.2g}"),
                 Cell(us(worst.margin_ns)),
                 Cell(worst.caveat),
@@ -222,3 +225,11 @@ def compare_blocks(
     out += points_blocks(comp)
     out += figures_blocks(comp)
     return out
+
+
+def compare_report(
+    bundles: list[Bundle], criteria: dict[str, Any], deadline: float | None, rate_: float
+) -> Report:
+    """The comparison of several runs, ready for any exporter."""
+    blocks = compare_blocks(compare(bundles), criteria, deadline, rate_)
+    return Report("rtgauge comparison", blocks, bundles)

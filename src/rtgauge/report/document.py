@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rtgauge.model import Bundle
+
 
 @dataclass
 class Heading:
@@ -64,3 +66,14 @@ Block = Heading | Para | Table | Chart | Pre | Details | Notice
 
 def cells(*texts: str) -> list[Cell]:
     return [Cell(t) for t in texts]
+
+
+@dataclass
+class Report:
+    """What an exporter renders: a title, the blocks, and the runs behind them."""
+
+    title: str
+    blocks: list[Block]
+    bundles: list[Bundle] = field(default_factory=list)
+    deadline_ns: float | None = None  # the deadline its verdicts were judged against
+    miss_rate: float = 1e-6

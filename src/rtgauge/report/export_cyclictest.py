@@ -11,13 +11,11 @@ the overflows, as in cyclictest.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rtgauge.errors import UsageError
 from rtgauge.model import Bundle
-
-if TYPE_CHECKING:
-    from rtgauge.report.exporters import Report
+from rtgauge.report.document import Report
 
 US = 1000
 MAX_LINES = 10_000  # 10 ms of 1 µs lines; beyond, overflows
@@ -67,10 +65,7 @@ def cyclictest_hist(bundle: Bundle) -> str:
     return "\n".join(out) + "\n"
 
 
-class CyclictestHistExporter:
-    name, suffix = "cyclictest-hist", ".hist.txt"
-
-    def render(self, report: Report) -> str:
-        if not report.bundles:
-            raise UsageError("cyclictest-hist needs a run")
-        return cyclictest_hist(report.bundles[0])
+def cyclictest_hist_text(report: Report) -> str:
+    if not report.bundles:
+        raise UsageError("cyclictest-hist needs a run")
+    return cyclictest_hist(report.bundles[0])

@@ -7,14 +7,11 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from typing import TYPE_CHECKING
 
 from rtgauge.analysis.requirements import deadline_verdicts
+from rtgauge.fmt import us
 from rtgauge.model import Bundle
-from rtgauge.report.fmt import us
-
-if TYPE_CHECKING:
-    from rtgauge.report.exporters import Report
+from rtgauge.report.document import Report
 
 # XML 1.0 cannot carry most control characters, even escaped.
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -96,18 +93,15 @@ def suite_of(bundle: Bundle, deadline_ns: float | None, rate: float) -> ET.Eleme
     return suite
 
 
-class JunitExporter:
-    name, suffix = "junit", ".junit.xml"
-
-    def render(self, report: Report) -> str:
-        root = ET.Element("testsuites", name="rtgauge")
-        totals = {k: 0 for k in ("tests", "failures", "errors", "skipped")}
-        for b in report.bundles:
-            suite = suite_of(b, report.deadline_ns, report.miss_rate)
-            root.append(suite)
-            for k in totals:
-                totals[k] += int(suite.get(k, "0"))
-        for k, v in totals.items():
-            root.set(k, str(v))
-        ET.indent(root)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+def junit_xml(report: Report) -> str:
+    root = ET.Element("testsuites", name="rtgauge")
+    totals = {k: 0 for k in ("tests", "failures", "errors", "skipped")}
+    for b in report.bundles:
+        suite = suite_of(b, report.deadline_ns, report.miss_rate)
+        root.append(suite)
+        for k in totals:
+            totals[k] += int(suite.get(k, "0"))
+    for k, v in totals.items():
+        root.set(k, str(v))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"

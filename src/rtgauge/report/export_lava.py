@@ -5,13 +5,10 @@ and figures natively (pipe them to sh inside the job's test shell)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.model import Bundle
-
-if TYPE_CHECKING:
-    from rtgauge.report.exporters import Report
+from rtgauge.report.document import Report
 
 # The figures reported per metric, worst case first.
 STATS = (("max", "max"), ("p99_99", "p99_99"), ("p99_9", "p99_9"), ("p99", "p99"), ("mean", "mean"))
@@ -59,13 +56,8 @@ def lava_lines(bundle: Bundle, deadline_ns: float | None, rate: float) -> list[s
     return out
 
 
-class LavaExporter:
-    name, suffix = "lava", ".lava.sh"
-
-    def render(self, report: Report) -> str:
-        lines = [
-            line
-            for b in report.bundles
-            for line in lava_lines(b, report.deadline_ns, report.miss_rate)
-        ]
-        return "\n".join(lines) + "\n"
+def lava_text(report: Report) -> str:
+    lines = [
+        line for b in report.bundles for line in lava_lines(b, report.deadline_ns, report.miss_rate)
+    ]
+    return "\n".join(lines) + "\n"

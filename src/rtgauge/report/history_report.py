@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from rtgauge.analysis.history import History, RunEntry, headline, missed, tail_value
+from rtgauge.fmt import us
 from rtgauge.model import Record
-from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Table
-from rtgauge.report.exporters import Report
-from rtgauge.report.fmt import us
+from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Report, Table
 from rtgauge.report.history_plots import Column, history_svg
 
 

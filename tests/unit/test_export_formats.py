@@ -137,3 +137,19 @@ def test_cyclictest_hist_needs_a_latency_test(sample_records: list[dict[str, Any
     recs = [r for r in sample_records if r.get("id") != "TMR-P-LAT"]
     with pytest.raises(UsageError, match="no wake-up latency"):
         EXPORTERS["cyclictest-hist"].render(run_report(bundle_from_records(recs, "x")))
+
+
+def test_a_deadline_the_run_cannot_claim_is_skipped(sample_records: list[dict[str, Any]]) -> None:
+    recs = copy.deepcopy(sample_records)
+    recs[0]["privileges"]["sched_fifo"] = False  # not real-time: a met deadline is not claimed
+    report = run_report(bundle_from_records(recs, "x"), 10_000_000.0, 1e-3)
+    root = ET.fromstring(EXPORTERS["junit"].render(report))
+    deadline = [
+        c
+        for c in root.iter("testcase")
+        if (c.get("classname") or "").startswith("rtgauge.deadline")
+    ]
+    assert deadline and all(c.find("skipped") is not None for c in deadline)
+    assert "not claimed" in (deadline[0].find("skipped").get("message") or "")  # type: ignore[union-attr]
+    lava = EXPORTERS["lava"].render(report).splitlines()
+    assert [x for x in lava if ".deadline --result skip" in x]

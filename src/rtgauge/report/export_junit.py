@@ -1,6 +1,8 @@
 """JUnit XML for CI systems: a test case per behaviour verdict and per
 deadline verdict; a failing verdict is a <failure> carrying its evidence, a
-test the target could not run is <skipped>, a test in error is <error>."""
+test the target could not run is <skipped>, a test in error is <error>. A
+deadline verdict the run cannot claim (too few samples, or conditions that
+cannot support it: emulated, not real-time) is <skipped>, saying why."""
 
 from __future__ import annotations
 
@@ -79,10 +81,12 @@ def suite_of(bundle: Bundle, deadline_ns: float | None, rate: float) -> ET.Eleme
                 f"{d.misses_max} of {d.count} samples may exceed {us(deadline_ns)} µs "
                 f"(tolerated rate {rate:g}); {d.caveat}"
             )
-            if not d.meets:
+            if d.claim == "missed":
                 _child(case, "failure", said, said)
-            elif not d.backed:
-                _child(case, "skipped", f"meets it, but not backed: {said}")
+            elif d.claim == "not claimed":
+                why = d.limit or "too few samples to back the rate"
+                verb = "meets it" if d.meets else "misses it"
+                _child(case, "skipped", f"{verb}, not claimed: {why}; {said}")
     counts = {k: 0 for k in ("tests", "failures", "errors", "skipped")}
     for case in suite.iter("testcase"):
         counts["tests"] += 1

@@ -4,7 +4,7 @@ between consecutive comparable runs (same system, label and options).
 A regression is decided here, by pure functions of the bundles:
 - a behaviour verdict that passed in the older run and fails in the newer;
 - a tail that got worse beyond chance (analysis.tail: exceedances above a
-  tail percentile of the older run, one-sided Fisher exact test, p < 0.001,
+  tail percentile of the older run, Fisher's exact test, p < 0.001,
   rate at least doubled).
 A higher maximum alone is one extreme value against another, and more
 missed periods come from stalls that each miss many periods at once: both

@@ -1,26 +1,27 @@
-"""Is the tail of one latency distribution worse than another's?
+"""Is the tail of a newer latency distribution worse than an older one's?
 
-The test counts exceedances: how many samples of each run lie above a tail
-percentile of the older run, and asks with a one-sided Fisher exact test
-whether the newer run exceeds it more often than chance allows. The
-percentile is the highest one the older run puts at least ten samples above
-(p99.9 from 10 000 samples, p99 from 1000, p90 from 100): a threshold set by
-one or two samples would say more about them than about the system.
+The exceedance test is the one comparisons use (analysis.stats.tail_test:
+samples above a threshold, counted from the histograms, Fisher's exact
+test), with the threshold a regression asks about: a tail percentile of the
+older run, the highest one it has at least ten samples above (p99.9 from
+10 000 samples, p99 from 1000, p90 from 100). The newer run must exceed it
+more often, at p < 0.001, and at least twice as often.
 
-Latency samples are not independent: one stall of the machine delays several
-wake-ups in a row, so a p-value computed as if they were is optimistic. The
-test therefore asks for more than the usual 0.05: p < 0.001 and an
-exceedance rate at least doubled.
+Why stricter than a comparison: latency samples are not independent. One
+stall of the machine delays several wake-ups in a row, so a p-value
+computed as if they were is optimistic, and a history tests every run
+against the one before it, again and again.
 
-A single maximum against a single maximum is one extreme value each: no test
-can say anything from it, so it is shown but never judged.
+A single maximum against a single maximum is one extreme value each: no
+test can say anything from it, so it is shown but never judged.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
+
+from rtgauge.analysis.stats import tail_test as exceedances
 
 ALPHA = 0.001  # significance level (samples cluster in bursts: see above)
 RATIO = 2.0  # and the exceedance rate must at least double: small shifts on huge counts are noise
@@ -30,8 +31,8 @@ THRESHOLDS = (("p99_9", "p99.9", 10_000), ("p99", "p99", 1000), ("p90", "p90", 1
 
 @dataclass(frozen=True)
 class TailTest:
-    threshold_ns: float | None  # the older run's p99.9 / p99; None: not testable
-    threshold_name: str  # "p99.9", "p99" or why it was not tested
+    threshold_ns: float | None  # the older run's percentile; None: not testable
+    threshold_name: str  # "p99.9", "p99", "p90" or why it was not tested
     old_above: int
     old_n: int
     new_above: int
@@ -47,52 +48,23 @@ class TailTest:
         return (
             f"{self.new_above} of {self.new_n} samples above {self.threshold_ns / 1e3:,.2f} µs "
             f"(the older run's {self.threshold_name}) against {self.old_above} of {self.old_n}; "
-            f"one-sided Fisher exact p = {p}"
+            f"Fisher exact p = {p}"
         )
-
-
-def _log_comb(n: int, k: int) -> float:
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
-
-def fisher_greater(a: int, n1: int, b: int, n2: int) -> float:
-    """P(X >= b) where X is how many of the `a + b` exceedances fall in the
-    second group of n2 samples, all groupings equally likely (hypergeometric):
-    small when the second group exceeds more often than the first."""
-    k = a + b
-    if k == 0 or n2 == 0 or n1 == 0:
-        return 1.0
-    total = _log_comb(n1 + n2, k)
-    hi = min(k, n2)
-    terms = [
-        _log_comb(n2, x) + _log_comb(n1, k - x) - total for x in range(b, hi + 1) if k - x <= n1
-    ]
-    if not terms:
-        return 1.0
-    top = max(terms)
-    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
-
-
-def above(metric: dict[str, Any], threshold: float) -> int:
-    """Samples surely above the threshold: buckets that start above it."""
-    n = int(metric["hist"]["overflow"]) if metric["hist"]["overflow_above"] > threshold else 0
-    return n + sum(int(c) for lo, _, c in metric["hist"]["buckets"] if lo > threshold)
 
 
 def tail_test(old: dict[str, Any], new: dict[str, Any]) -> TailTest:
     """Is `new`'s tail worse than `old`'s? (Both are metric records.)"""
+    n_old, n_new = int(old["count"]), int(new["count"])
     found = next(
-        ((k, n) for k, n, need in THRESHOLDS if old["count"] >= need and old.get(k) is not None),
+        ((k, name) for k, name, need in THRESHOLDS if n_old >= need and old.get(k) is not None),
         None,
     )
-    if found is None or new["count"] < 100:
-        return TailTest(
-            None, "too few samples to test the tail", 0, old["count"], 0, 0, None, False
-        )
-    thr, name = float(old[found[0]]), found[1]
-    a, n1 = above(old, thr), int(old["count"])
-    b, n2 = above(new, thr), int(new["count"])
-    p = fisher_greater(a, n1, b, n2)
-    rate_old, rate_new = a / n1, b / n2
-    worse = p < ALPHA and rate_new >= RATIO * rate_old
-    return TailTest(thr, name, a, n1, b, n2, p, worse)
+    if found is None or n_new < 100:
+        return TailTest(None, "too few samples to test the tail", 0, n_old, 0, n_new, None, False)
+    t = exceedances(old, new, float(old[found[0]]))
+    a, b = t.above
+    if t.threshold_ns is None or t.p is None:
+        return TailTest(None, "no sample above the threshold", a, n_old, b, n_new, None, False)
+    rate_old, rate_new = a / n_old, b / n_new
+    worse = t.p < ALPHA and rate_new > rate_old and rate_new >= RATIO * rate_old
+    return TailTest(t.threshold_ns, found[1], a, n_old, b, n_new, t.p, worse)

@@ -66,7 +66,7 @@ def history_blocks(histories: list[History]) -> list[Block]:
         Para(
             "Per system and label, every stored run, oldest first. A regression is a behaviour "
             "verdict that went from pass to fail, or a tail that got worse beyond chance "
-            "(samples above a tail percentile of the older run, one-sided Fisher exact test, "
+            "(samples above a tail percentile of the older run, Fisher's exact test, "
             "p < 0.001 and the rate at least doubled). A higher maximum alone is a single "
             "extreme value, and missed periods come in bursts: shown, not tested.",
             "lead",

@@ -41,6 +41,21 @@ def parse_rate(text: str) -> float:
     return value
 
 
+def parse_confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise UsageError(f"--confidence {text!r}: not a number") from exc
+    if not 0.5 <= value < 1:
+        raise UsageError(f"--confidence {text!r}: must be in [0.5, 1), e.g. 0.95")
+    return value
+
+
 def add_deadline(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline", help="a latency deadline to judge against, e.g. 100us")
     p.add_argument("--miss-rate", default="1e-6", help="tolerated fraction of misses (1e-6)")
+    p.add_argument(
+        "--confidence",
+        default="0.95",
+        help="confidence of the miss-rate bound and the pWCET interval (0.95)",
+    )

@@ -7,10 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from rtgauge.cli.common import add_deadline, parse_duration_ns, parse_rate
+from rtgauge.cli.common import add_deadline, parse_confidence, parse_duration_ns, parse_rate
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
-from rtgauge.report.export import export_tables
+from rtgauge.report.export import write_tables
 from rtgauge.report.exporters import EXPORTERS
 from rtgauge.report.html import write_text
 from rtgauge.report.run_report import run_report
@@ -32,10 +32,12 @@ def execute(args: argparse.Namespace) -> int:
     bundle = load_bundle(args.bundle)
     deadline = parse_duration_ns(args.deadline) if args.deadline else None
     rate = parse_rate(args.miss_rate)
+    confidence = parse_confidence(args.confidence)
     exporter = EXPORTERS[args.format]
-    text = exporter.render(run_report(bundle, deadline, rate))
+    report = run_report(bundle, deadline, rate, confidence)
+    text = exporter.render(report)
     if args.csv:
-        export_tables(bundle, args.csv, deadline, rate)
+        write_tables(report.blocks, args.csv)
     if args.out and str(args.out) == "-":
         sys.stdout.write(text)
         return 0

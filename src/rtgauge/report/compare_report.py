@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from rtgauge.analysis.compare import Comparison, points, verdict_table
+from rtgauge.analysis.deadline_claim import claim
 from rtgauge.analysis.ratings import criteria_lines, overall, rate, stars_text
-from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.model import Bundle
 from rtgauge.report import plots
+from rtgauge.report.deadline_report import compare_section
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table
 from rtgauge.report.fmt import FAMILIES, family, us
 from rtgauge.report.run_report import trust_warnings
@@ -82,39 +83,11 @@ def verdict_blocks(comp: Comparison) -> list[Block]:
     ]
 
 
-def deadline_blocks(comp: Comparison, deadline: float, rate_: float) -> list[Block]:
-    out: list[Block] = [
-        Heading(2, f"Deadline {us(deadline)} µs at a miss rate of {rate_:g}", "deadline")
-    ]
-    rows = []
-    for label, b in zip(comp.labels, comp.bundles, strict=True):
-        vs = deadline_verdicts(b, deadline, rate_)
-        if not vs:
-            rows.append(
-                [Cell(label), Cell("no latency figure", "muted"), Cell("—"), Cell("—"), Cell("—")]
-            )
-            continue
-        worst = max(vs, key=lambda v: (v.observed_rate, -(v.margin_ns or 0)))
-        meets = all(v.meets for v in vs)
-        backed = all(v.backed for v in vs)
-        verdict = ("meets" if meets else "misses") + ("" if backed else " (too few samples)")
-        emulated = b.system["virtualization"].get("emulated")
-        rows.append(
-            [
-                Cell(label),
-                Cell(
-                    verdict + (" — emulated, not meaningful" if emulated else ""),
-                    "pass" if meets and backed and not emulated else "fail" if not meets else "",
-                ),
-                Cell(f"{worst.metric}: {worst.observed_rate:.2g}"),
-                Cell(us(worst.margin_ns)),
-                Cell(worst.caveat),
-            ]
-        )
-    out.append(
-        Table(["system", "verdict", "worst observed miss rate", "margin µs", "evidence"], rows)
-    )
-    return out
+def deadline_blocks(
+    comp: Comparison, deadline: float, rate_: float, confidence: float = 0.95
+) -> list[Block]:
+    claims = [claim(b, deadline, rate_, confidence) for b in comp.bundles]
+    return compare_section(comp.labels, claims)
 
 
 def figures_blocks(comp: Comparison) -> list[Block]:
@@ -180,7 +153,11 @@ def figures_blocks(comp: Comparison) -> list[Block]:
 
 
 def compare_blocks(
-    comp: Comparison, criteria: dict[str, Any], deadline: float | None, rate_: float
+    comp: Comparison,
+    criteria: dict[str, Any],
+    deadline: float | None,
+    rate_: float,
+    confidence: float = 0.95,
 ) -> list[Block]:
     out: list[Block] = [Heading(1, "rtgauge comparison: " + " · ".join(comp.labels))]
     for label, b in zip(comp.labels, comp.bundles, strict=True):
@@ -218,7 +195,7 @@ def compare_blocks(
     out += rating_blocks(comp, criteria)
     out += verdict_blocks(comp)
     if deadline is not None:
-        out += deadline_blocks(comp, deadline, rate_)
+        out += deadline_blocks(comp, deadline, rate_, confidence)
     out += points_blocks(comp)
     out += figures_blocks(comp)
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from rtgauge.model import Bundle
 from rtgauge.report.document import Block
@@ -25,6 +25,9 @@ class Report:
     title: str
     blocks: list[Block]
     bundles: list[Bundle] = field(default_factory=list)
+    # Numbers the report derived (e.g. a deadline claim), one entry per bundle,
+    # for the formats that carry data rather than text.
+    analysis: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Exporter(Protocol):
@@ -49,12 +52,16 @@ class MarkdownExporter:
 
 
 class JsonExporter:
-    """The data itself: the bundle (a list of them for a multi-run report)."""
+    """The data itself: the bundle (a list of them for a multi-run report),
+    with what the report derived from it under "analysis"."""
 
     name, suffix = "json", ".out.json"
 
     def render(self, report: Report) -> str:
         data = [b.to_json() for b in report.bundles]
+        for d, extra in zip(data, report.analysis, strict=False):
+            if extra:
+                d["analysis"] = extra
         return json.dumps(data[0] if len(data) == 1 else data, indent=1) + "\n"
 
 

@@ -145,6 +145,8 @@ class DeadlineVerdict:
 
 
 def hours_text(h: float) -> str:
+    if h < 1 / 60:
+        return f"{h * 3600:.3g} s"
     if h < 1:
         return f"{h * 60:.3g} min"
     if h < 48:

@@ -149,9 +149,11 @@ def estimate(
     metric: dict[str, Any],
     deadline_ns: float | None = None,
     confidence: float = 0.95,
-    bootstrap: int = BOOTSTRAP,
+    bootstrap: int | None = None,
 ) -> Pwcet:
     """The pWCET of one latency figure, or why there is none."""
+    if bootstrap is None:
+        bootstrap = BOOTSTRAP
     blocks = Blocks.of(metric)
     checks = check_assumptions(blocks.full_maxima() if blocks else None)
     failed = [c for c in checks if c.ok is False]

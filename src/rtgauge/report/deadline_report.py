@@ -73,7 +73,7 @@ def verdict_rows(v: DeadlineVerdict, first: list[Cell]) -> list[Cell]:
 def evidence(vs: list[DeadlineVerdict], labels: list[str] | None = None) -> Details:
     names = labels or [f"{v.test} {v.metric}" for v in vs]
     items = [f"{name}: {v.explanation()}" for name, v in zip(names, vs, strict=True)]
-    return Details("how each verdict was reached", [Notice("", items, "note")])
+    return Details("how each verdict was reached", [Notice("Evidence per figure", items, "note")])
 
 
 def verdict_headers(c: DeadlineClaim) -> list[str]:
@@ -85,7 +85,7 @@ def verdict_headers(c: DeadlineClaim) -> list[str]:
         f"upper bound ({conf})",
         "upper bound per hour",
         "activations needed (hours)",
-        f"margin to the {1 - c.rate:g} quantile (µs)",
+        f"margin to the {1 - c.rate:.12g} quantile (µs)",
     ]
 
 

@@ -32,6 +32,11 @@ int rtg_metric_track_blocks(struct rtg_metric *m, uint64_t threshold_ns)
     return 0;
 }
 
+struct rtg_metric *rtg_metric_with_blocks(struct rtg_metric *m)
+{
+    return m && rtg_metric_track_blocks(m, RTG_BLOCKS_THRESHOLD_NS) == 0 ? m : NULL;
+}
+
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b)
 {
     rtg_stats_merge(&a->stats, &b->stats);

@@ -75,7 +75,9 @@ static void metrics(void)
     rtg_metric_init(all, "timer.wakeup.x.all");
     rtg_metric_init(plain, "timer.wakeup.x.cpu1");
     CHECK(cpu->blocks == NULL);
-    CHECK(rtg_metric_track_blocks(cpu, RTG_BLOCKS_THRESHOLD_NS) == 0);
+    CHECK(rtg_metric_with_blocks(NULL) == NULL);
+    CHECK(rtg_metric_with_blocks(cpu) == cpu);
+    CHECK(cpu->blocks != NULL && cpu->blocks->threshold_ns == RTG_BLOCKS_THRESHOLD_NS);
     for (uint64_t i = 0; i < 1000; i++)
         rtg_metric_add(cpu, 20000 + (i == 500 ? 200000 : 0), i * MS);
     CHECK_EQ_U(cpu->blocks->used, 10);

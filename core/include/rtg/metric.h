@@ -22,6 +22,10 @@ void rtg_metric_free(struct rtg_metric *m);
  * threshold_ns (rtg/blocks.h), for the host's extreme-value analysis. Call
  * before the first sample (it allocates); 0, or ENOMEM. */
 int rtg_metric_track_blocks(struct rtg_metric *m, uint64_t threshold_ns);
+/* For a test's latency figures: m tracking blocks above RTG_BLOCKS_THRESHOLD_NS,
+ * or NULL (m was NULL, or no memory), so one NULL check covers both:
+ *   m = rtg_metric_with_blocks(rtg_metric_new(ctx, "timer.wakeup.x")); */
+struct rtg_metric *rtg_metric_with_blocks(struct rtg_metric *m);
 static inline void rtg_metric_add(struct rtg_metric *m, uint64_t ns, uint64_t at_ns)
 {
     rtg_stats_add(&m->stats, ns, at_ns);

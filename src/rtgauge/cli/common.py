@@ -31,24 +31,23 @@ def parse_duration_ns(text: str) -> float:
     return float(m.group(1)) * _UNITS[m.group(2)]
 
 
-def parse_rate(text: str) -> float:
+def _fraction(text: str, option: str, low: float, allowed: str) -> float:
+    """A number in [low, 1) given on the command line, or a usage error."""
     try:
         value = float(text)
     except ValueError as exc:
-        raise UsageError(f"--miss-rate {text!r}: not a number") from exc
-    if not 0 <= value < 1:
-        raise UsageError(f"--miss-rate {text!r}: must be in [0, 1)")
+        raise UsageError(f"{option} {text!r}: not a number") from exc
+    if not low <= value < 1:
+        raise UsageError(f"{option} {text!r}: must be in {allowed}")
     return value
+
+
+def parse_rate(text: str) -> float:
+    return _fraction(text, "--miss-rate", 0.0, "[0, 1)")
 
 
 def parse_confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise UsageError(f"--confidence {text!r}: not a number") from exc
-    if not 0.5 <= value < 1:
-        raise UsageError(f"--confidence {text!r}: must be in [0.5, 1), e.g. 0.95")
-    return value
+    return _fraction(text, "--confidence", 0.5, "[0.5, 1), e.g. 0.95")
 
 
 def add_deadline(p: argparse.ArgumentParser) -> None:

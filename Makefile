@@ -12,7 +12,7 @@ RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
-        probe-armhf probe-cross venv lint test-c test-asan test-py bench soak lab clean
+        probe-armhf probe-cross venv lint test-c test-asan test-py golden bench soak lab clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
@@ -108,7 +108,7 @@ probe-musl probe-aarch64 probe-armhf: probe-%: deps-cross
 probe-cross: probe-static probe-musl probe-aarch64 probe-armhf
 
 venv: $(VENV)/.installed
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml VERSION
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -e '.[test]'
@@ -134,6 +134,11 @@ test-py:
 	RTGAUGE_PROBE_ASAN=$(CURDIR)/$(ASAN)/rtgauge-probe \
 	RTGAUGE_PROBE_C11=$(CURDIR)/$(C11)/rtgauge-probe \
 	$(VENV)/bin/python -m pytest -q tests
+
+# After an intended change of the reports' output: rewrite the golden files,
+# then review their diff.
+golden: venv
+	$(VENV)/bin/python -m pytest -q tests/unit/test_golden.py --update-golden
 
 bench: deps probe probe-static probe-musl venv
 	bench/run_all.sh

@@ -13,6 +13,19 @@ DATA = Path(__file__).parent / "data"
 sys.path.insert(0, str(Path(__file__).parent / "e2e"))  # probe_run for every test
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite tests/golden/*.md from the current renderers (then review the diff)",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
 @pytest.fixture
 def sample_records() -> list[dict[str, Any]]:
     return [json.loads(x) for x in (DATA / "sample_run.jsonl").read_text().splitlines()]

@@ -1,17 +1,15 @@
 /* Command-line parsing: pure, so it can be unit-tested and fuzzed. */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtg/config.h"
-#include "rtg/ctx.h"
+#include "rtg_private/config.h"
+#include "rtg_private/ctx.h"
 #include "rtg/osal.h"
-#include "rtg/registry.h"
+#include "rtg_private/registry.h"
 
 static int fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t n, const char *fmt, ...)
@@ -245,6 +243,78 @@ static int by_registry_order(const void *a, const void *b)
 
 static int resolve(struct rtg_config *cfg, char *err, size_t n);
 
+/* A shell-style pattern: '*' any run, '?' one character, "[...]" one of a
+ * set or range ("[!...]" none of them), '\\' quotes the next character;
+ * as fnmatch() without flags, in ISO C (the probe runs where there is no
+ * POSIX library). */
+static bool bracket_match(const char **pp, char c)
+{
+    const char *p = *pp + 1;
+    bool negate = *p == '!' || *p == '^';
+    if (negate)
+        p++;
+    bool hit = false;
+    const char *first = p;
+    while (*p && (*p != ']' || p == first)) {
+        char lo = *p, hi = lo;
+        if (p[1] == '-' && p[2] && p[2] != ']') {
+            hi = p[2];
+            p += 2;
+        }
+        if (lo <= c && c <= hi)
+            hit = true;
+        p++;
+    }
+    if (*p != ']')
+        return false; /* unterminated: '[' is not special, handled by the caller */
+    *pp = p + 1;
+    return hit != negate;
+}
+
+static bool rtg_glob_match(const char *pat, const char *s)
+{
+    for (; *pat; s++) {
+        switch (*pat) {
+        case '*':
+            while (*pat == '*')
+                pat++;
+            if (!*pat)
+                return true;
+            for (; *s; s++)
+                if (rtg_glob_match(pat, s))
+                    return true;
+            return rtg_glob_match(pat, s);
+        case '?':
+            if (!*s)
+                return false;
+            pat++;
+            break;
+        case '[': {
+            const char *close = strchr(pat + 2, ']');
+            if (close) {
+                if (!*s || !bracket_match(&pat, *s))
+                    return false;
+                break;
+            }
+            if (*s != '[')
+                return false;
+            pat++;
+            break;
+        }
+        case '\\':
+            if (pat[1])
+                pat++;
+            /* fall through */
+        default:
+            if (*s != *pat)
+                return false;
+            pat++;
+            break;
+        }
+    }
+    return !*s;
+}
+
 int rtg_cli_resolve(struct rtg_config *cfg, char *err, size_t n)
 {
     return one_line(resolve(cfg, err, n), err);
@@ -261,11 +331,10 @@ static int resolve(struct rtg_config *cfg, char *err, size_t n)
         if (strlen(cfg->tests) >= sizeof list)
             return fail(err, n, "--tests: list too long");
         strcpy(list, cfg->tests);
-        char *save = NULL;
-        for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
             size_t matched = 0;
             for (size_t i = 0; i < rtg_registry_len; i++) {
-                if (fnmatch(tok, rtg_registry[i]->id, 0) == 0) {
+                if (rtg_glob_match(tok, rtg_registry[i]->id)) {
                     select_index(cfg, i);
                     matched++;
                 }

@@ -1,6 +1,7 @@
 /* A test's options and results: what tests call through rtg/test.h. */
 #define _GNU_SOURCE
-#include "rtg/ctx.h"
+#include "rtg_private/ctx.h"
+#include "rtg_private/version.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 
 #include "rtg/osal.h"
-#include "rtg/registry.h"
+#include "rtg_private/registry.h"
 
 static volatile sig_atomic_t stop_reason;
 
@@ -19,6 +20,11 @@ void rtg_stop_set(int why)
 {
     if (!stop_reason)
         stop_reason = why;
+}
+
+void rtg_stop_clear(void)
+{
+    stop_reason = RTG_STOP_NONE;
 }
 
 int rtg_stop_reason(void)
@@ -306,7 +312,7 @@ void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, d
     char kind[2] = {d->kind, '\0'};
     rtg_json_obj_begin(j);
     rtg_json_kstr(j, "record", "test");
-    rtg_json_kint(j, "schema_version", 1);
+    rtg_json_kint(j, "schema_version", RTG_SCHEMA_VERSION);
     rtg_json_kstr(j, "id", d->id);
     rtg_json_kstr(j, "title", d->title);
     rtg_json_kstr(j, "kind", kind);

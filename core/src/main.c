@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rtg/config.h"
-#include "rtg/registry.h"
-#include "rtg/runner.h"
-#include "rtg/version.h"
+#include "rtg_private/config.h"
+#include "rtg_private/registry.h"
+#include "rtg_private/runner.h"
+#include "rtg_private/version.h"
 
 static void list_text(void)
 {
@@ -14,6 +14,7 @@ static void list_text(void)
         const struct rtg_test_desc *d = rtg_registry[i];
         const char *why_not = rtg_test_unavailable(d);
         printf("%-12s %c  %s\n", d->id, d->kind, d->title);
+        printf("    source: %s\n", d->source);
         if (why_not)
             printf("    unavailable here: %s\n", why_not);
         for (size_t k = 0; k < d->n_options; k++) {
@@ -43,6 +44,7 @@ static void list_json(void)
         rtg_json_kstr(&j, "id", d->id);
         rtg_json_kstr(&j, "title", d->title);
         rtg_json_kstr(&j, "kind", kind);
+        rtg_json_kstr(&j, "source", d->source);
         const char *why_not = rtg_test_unavailable(d);
         rtg_json_kbool(&j, "available", why_not == NULL);
         rtg_json_kstr(&j, "reason", why_not);

@@ -1,16 +1,16 @@
-#include "rtg/registry.h"
+#include "rtg_private/registry.h"
 
 #include <string.h>
 
 #include "rtg/osal.h"
 
 #define RTG_TEST(name) extern const struct rtg_test_desc rtg_test_##name;
-#include "tests.def"
+#include "catalogue.def"
 #undef RTG_TEST
 
 #define RTG_TEST(name) &rtg_test_##name,
 const struct rtg_test_desc *const rtg_registry[] = {
-#include "tests.def"
+#include "catalogue.def"
 };
 #undef RTG_TEST
 

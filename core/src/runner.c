@@ -1,52 +1,21 @@
-/* One runner drives every test: check, save, set up, run in a child
- * process under the watchdog, collect, restore. A child that hangs, spins
- * or crashes costs one error record, never the run. */
-#define _GNU_SOURCE
-#include "rtg/runner.h"
+/* One runner drives every test: check, save, set up, run isolated under
+ * the watchdog, collect, restore. The policy is here (which tests, what
+ * record, which exit code); the mechanism is the port's
+ * (rtg/osal_isolate.h): a child process on POSIX, a thread on ISO C11.
+ * Portable C: the runner calls only ISO C and the OSAL. */
+#include "rtg_private/runner.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "rtg/clock.h"
-#include "rtg/ctx.h"
 #include "rtg/osal.h"
-#include "rtg/registry.h"
-#include "rtg/sysinfo.h"
-
-#define GRACE_NS (3ull * 1000000000ull) /* a stopped test's time to report */
-
-static volatile sig_atomic_t parent_signal;
-
-static void on_parent_signal(int sig)
-{
-    parent_signal = sig;
-}
-
-static void on_child_stop(int sig)
-{
-    rtg_stop_set(sig == SIGUSR1 ? 2 : 1);
-}
-
-static void install(int sig, void (*fn)(int))
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = fn;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL); /* no SA_RESTART: poll must see EINTR */
-}
+#include "rtg/osal_isolate.h"
+#include "rtg_private/ctx.h"
+#include "rtg_private/registry.h"
+#include "rtg_private/sysinfo.h"
+#include "rtg_private/version.h"
 
 static double bound_s(const struct rtg_ctx *ctx)
 {
@@ -64,33 +33,25 @@ struct run_state {
     bool out_failed;
 };
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-}
+/* ---- the isolated side: one test ---- */
+struct test_job {
+    const struct rtg_test_desc *d;
+    const struct run_state *rs;
+};
 
-/* ---- the child: one test ---- */
-static void child_main(const struct rtg_test_desc *d, const struct run_state *rs, int fd)
+/* Exit statuses of the isolated side (what the port reports as EXITED). */
+#define BODY_BAD_OPTIONS 2
+#define BODY_BAD_RECORD 4
+
+static int test_body(void *arg, struct rtg_isolate_channel *ch)
 {
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the probe */
-#endif
-    install(SIGINT, on_child_stop);
-    install(SIGTERM, on_child_stop);
-    install(SIGUSR1, on_child_stop);
+    const struct test_job *job = arg;
+    const struct rtg_test_desc *d = job->d;
+    const struct run_state *rs = job->rs;
     struct rtg_ctx ctx;
     char err[256];
     if (rtg_ctx_init(&ctx, d, rs->cfg, err, sizeof err))
-        _exit(2);
+        return BODY_BAD_OPTIONS;
     ctx.virtualized = rs->virtualized;
     if (rs->priv->sched_fifo) {
         /* pthread_setschedparam, not sched_setscheduler: musl refuses the
@@ -116,14 +77,15 @@ static void child_main(const struct rtg_test_desc *d, const struct run_state *rs
     double ms = (double)(rtg_mono_ns() - ctx.start_ns) / 1e6;
 
     int why = rtg_stop_reason();
-    enum rtg_status st = rtg_ctx_status(&ctx, rc, why == 1, why == 2);
+    enum rtg_status st =
+        rtg_ctx_status(&ctx, rc, why == RTG_STOP_INTERRUPTED, why == RTG_STOP_OVERRAN);
     char reason[600];
     if (ctx.forced != RTG_ST_OK)
         snprintf(reason, sizeof reason, "%s", ctx.reason);
-    else if (why == 2)
+    else if (why == RTG_STOP_OVERRAN)
         snprintf(reason, sizeof reason,
                  "watchdog: overran its bound of %.1f s; stopped, partial results kept", bound);
-    else if (why == 1)
+    else if (why == RTG_STOP_INTERRUPTED)
         snprintf(reason, sizeof reason, "interrupted by a signal; partial results kept");
     else if (st == RTG_ST_ERROR && rc != 0)
         snprintf(reason, sizeof reason, "the test reported an error");
@@ -134,104 +96,20 @@ static void child_main(const struct rtg_test_desc *d, const struct run_state *rs
     struct rtg_json j;
     rtg_json_init(&j);
     rtg_ctx_emit(&ctx, st, reason, ms, &j);
+    int status = 0;
     if (j.failed || j.depth != 0)
-        _exit(4);
-    rtg_json_raw_value(&j, "\n", 1);
-    write_all(fd, j.buf, j.len);
-    _exit(0);
+        status = BODY_BAD_RECORD;
+    else {
+        rtg_json_raw_value(&j, "\n", 1);
+        if (rtg_isolate_write(ch, j.buf, j.len))
+            status = BODY_BAD_RECORD;
+    }
+    rtg_json_free(&j);
+    rtg_ctx_free(&ctx);
+    return status;
 }
 
-/* ---- the parent: watchdog and collector ---- */
-struct child_outcome {
-    char *buf;
-    size_t len;
-    int status;       /* from waitpid */
-    bool killed;      /* by the watchdog, after the grace period */
-    bool interrupted; /* the run was interrupted meanwhile */
-};
-
-static void append(struct child_outcome *o, size_t *cap, const char *p, size_t n)
-{
-    if (o->len + n + 1 > *cap) {
-        size_t c = *cap ? *cap : 65536;
-        while (o->len + n + 1 > c)
-            c *= 2;
-        char *nb = realloc(o->buf, c);
-        if (!nb)
-            return; /* the record will be incomplete and reported as such */
-        o->buf = nb;
-        *cap = c;
-    }
-    memcpy(o->buf + o->len, p, n);
-    o->len += n;
-    o->buf[o->len] = '\0';
-}
-
-/* The reader of our output went away (the host died): nobody will see
- * further results, so the run stops as if interrupted. */
-static volatile sig_atomic_t output_gone;
-
-static void watch_child(pid_t pid, int fd, int out_fd, double bound, struct child_outcome *o)
-{
-    size_t cap = 0;
-    uint64_t deadline = rtg_mono_ns() + (uint64_t)(bound * 1e9);
-    int stage = 0; /* 0 running, 1 asked to stop, 2 killed */
-    bool forwarded = false;
-    char chunk[65536];
-    for (;;) {
-        if ((parent_signal || output_gone) && !forwarded) {
-            kill(pid, SIGTERM);
-            forwarded = true;
-            o->interrupted = true;
-            uint64_t d = rtg_mono_ns() + GRACE_NS;
-            if (d < deadline)
-                deadline = d;
-        }
-        uint64_t now = rtg_mono_ns();
-        if (now >= deadline) {
-            if (stage == 0) {
-                kill(pid, SIGUSR1);
-                stage = 1;
-                deadline = now + GRACE_NS;
-                continue;
-            }
-            kill(pid, SIGKILL);
-            o->killed = true;
-            break;
-        }
-        /* events 0 on our output: only POLLERR/POLLHUP, a closed pipe */
-        struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = out_fd, .events = 0}};
-        int ms = (int)((deadline - now) / 1000000u) + 1;
-        if (ms > 500)
-            ms = 500; /* look at the output pipe now and then */
-        int r = poll(p, out_fd >= 0 ? 2 : 1, ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (out_fd >= 0 && (p[1].revents & (POLLERR | POLLHUP)))
-            output_gone = 1;
-        if (r <= 0 || !(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            continue;
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* EOF: the child is done (or dead) */
-        append(o, &cap, chunk, (size_t)n);
-    }
-    /* A child that closed its pipe but lingers is killed after the grace. */
-    uint64_t until = rtg_mono_ns() + GRACE_NS;
-    while (waitpid(pid, &o->status, WNOHANG) == 0) {
-        if (rtg_mono_ns() > until) {
-            kill(pid, SIGKILL);
-            o->killed = true;
-            waitpid(pid, &o->status, 0);
-            break;
-        }
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-}
-
+/* ---- the runner's side ---- */
 static void emit_line(struct run_state *rs, const char *buf, size_t len)
 {
     if (rs->out_failed)
@@ -242,7 +120,7 @@ static void emit_line(struct run_state *rs, const char *buf, size_t len)
     }
 }
 
-/* A record the parent writes for a test that produced none of its own. */
+/* A record the runner writes for a test that produced none of its own. */
 static void emit_parent_record(struct run_state *rs, const struct rtg_test_desc *d,
                                enum rtg_status st, const char *reason, double ms)
 {
@@ -262,7 +140,7 @@ static void emit_parent_record(struct run_state *rs, const struct rtg_test_desc 
     rtg_ctx_free(&ctx);
 }
 
-/* The status the child wrote: the first "status" key of the record is the
+/* The status the test wrote: the first "status" key of the record is the
  * top-level one (id, title and kind precede it; strings are escaped). */
 static enum rtg_status status_of_line(const char *line)
 {
@@ -276,23 +154,10 @@ static enum rtg_status status_of_line(const char *line)
     return RTG_ST_ERROR;
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGXCPU: return "SIGXCPU";
-    default: return "a signal";
-    }
-}
-
-static enum rtg_status run_one(struct run_state *rs, const struct rtg_test_desc *d)
+/* Runs one test isolated; *abandoned: the port could not end an overrun
+ * test, so the run must end after this record. */
+static enum rtg_status run_one(struct run_state *rs, const struct rtg_test_desc *d,
+                               bool *abandoned)
 {
     struct rtg_ctx probe_ctx;
     char err[256];
@@ -301,83 +166,68 @@ static enum rtg_status run_one(struct run_state *rs, const struct rtg_test_desc 
     double bound = bound_s(&probe_ctx);
     rtg_ctx_free(&probe_ctx);
 
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC)) {
-        emit_parent_record(rs, d, RTG_ST_ERROR, "cannot create a pipe for the test process", 0);
-        return RTG_ST_ERROR;
-    }
-    fflush(rs->out);
+    fflush(rs->out); /* a forked context must not inherit unwritten output */
     uint64_t t0 = rtg_mono_ns();
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        emit_parent_record(rs, d, RTG_ST_ERROR, "cannot fork the test process", 0);
-        return RTG_ST_ERROR;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        child_main(d, rs, fds[1]);
-    }
-    close(fds[1]);
-    struct child_outcome o = {0};
-    watch_child(pid, fds[0], fileno(rs->out), bound, &o);
-    close(fds[0]);
+    struct test_job job = {.d = d, .rs = rs};
+    struct rtg_isolated_test t = {.id = d->id, .body = test_body, .arg = &job};
+    struct rtg_isolated_outcome o;
+    rtg_isolate_run(&t, bound, &o);
     double ms = (double)(rtg_mono_ns() - t0) / 1e6;
 
-    bool complete = o.len > 0 && o.buf[o.len - 1] == '\n';
-    if (complete && WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0 && !o.killed) {
-        emit_line(rs, o.buf, o.len);
-        enum rtg_status st = status_of_line(o.buf);
-        free(o.buf);
+    if (o.end == RTG_ISO_NOT_STARTED) {
+        free(o.record);
+        emit_parent_record(rs, d, RTG_ST_ERROR, o.fault, 0);
+        return RTG_ST_ERROR;
+    }
+    bool complete = o.len > 0 && o.record[o.len - 1] == '\n';
+    if (complete && o.end == RTG_ISO_COMPLETED) {
+        emit_line(rs, o.record, o.len);
+        enum rtg_status st = status_of_line(o.record);
+        free(o.record);
         return st;
     }
-    free(o.buf);
+    free(o.record);
     char reason[256];
-    if (o.killed)
+    switch (o.end) {
+    case RTG_ISO_OVERRAN:
         snprintf(reason, sizeof reason,
                  "watchdog: overran its bound of %.1f s and did not stop; killed", bound);
-    else if (WIFSIGNALED(o.status))
-        snprintf(reason, sizeof reason, "crashed (%s)", signal_name(WTERMSIG(o.status)));
-    else if (WIFEXITED(o.status) && WEXITSTATUS(o.status) != 0)
-        snprintf(reason, sizeof reason, "test process exited with status %d",
-                 WEXITSTATUS(o.status));
-    else
+        break;
+    case RTG_ISO_ABANDONED:
+        snprintf(reason, sizeof reason,
+                 "watchdog: overran its bound of %.1f s and did not stop; this port cannot end "
+                 "it, so the run ends here",
+                 bound);
+        *abandoned = true;
+        break;
+    case RTG_ISO_CRASHED:
+        snprintf(reason, sizeof reason, "crashed (%s)", o.fault);
+        break;
+    case RTG_ISO_EXITED:
+        snprintf(reason, sizeof reason, "test process exited with status %d", o.status);
+        break;
+    default:
         snprintf(reason, sizeof reason, "test process ended without a complete result");
-    enum rtg_status st = o.interrupted && !o.killed ? RTG_ST_INTERRUPTED : RTG_ST_ERROR;
+        break;
+    }
+    bool forced = o.end == RTG_ISO_OVERRAN || o.end == RTG_ISO_ABANDONED;
+    enum rtg_status st = o.interrupted && !forced ? RTG_ST_INTERRUPTED : RTG_ST_ERROR;
     emit_parent_record(rs, d, st, reason, ms);
     return st;
 }
 
-/* Holding /dev/cpu_dma_latency at 0 keeps CPUs out of deep idle states for
- * the run, as cyclictest does; closing it restores the old setting. */
-static int hold_dma_latency(void)
-{
-    int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int32_t zero = 0;
-    if (write(fd, &zero, sizeof zero) != sizeof zero) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
 {
-    install(SIGINT, on_parent_signal);
-    install(SIGTERM, on_parent_signal);
-    signal(SIGPIPE, SIG_IGN);
     uint64_t t_start = rtg_mono_ns();
 
     rtg_clock_init(cfg->posix_clock);
     struct rtg_privileges priv;
     rtg_privileges_probe(cfg, &priv);
-    int dma_fd = hold_dma_latency();
-    priv.cpu_dma_latency = dma_fd >= 0;
+    struct rtg_isolate_run iso;
+    rtg_isolate_begin(&iso, out, priv.sched_fifo);
+    priv.cpu_dma_latency = iso.cpu_dma_latency;
     struct run_state rs = {.cfg = cfg, .priv = &priv, .virtualized = rtg_sys_virtualized(),
-                          .emulated = rtg_sys_emulated(), .out = out};
+                           .emulated = rtg_sys_emulated(), .out = out};
 
     struct rtg_json j;
     rtg_json_init(&j);
@@ -385,19 +235,11 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     rtg_json_raw_value(&j, "\n", 1);
     emit_line(&rs, j.buf, j.len);
 
-    /* The watchdog outranks every test thread; children start SCHED_OTHER. */
-    if (priv.sched_fifo) {
-#if defined(__linux__) && defined(SCHED_RESET_ON_FORK)
-        struct sched_param sp = {.sched_priority = rtg_prio_max(RTG_SCHED_FIFO)};
-        if (syscall(SYS_sched_setscheduler, 0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) != 0)
-#endif
-            rtg_thread_set_sched(rtg_thread_self(), RTG_SCHED_FIFO, rtg_prio_max(RTG_SCHED_FIFO));
-    }
-
     int counts[RTG_ST_INTERRUPTED + 1] = {0};
     size_t ran = 0;
-    for (size_t i = 0; i < cfg->n_selected && !parent_signal && !output_gone && !rs.out_failed;
-         i++) {
+    bool abandoned = false;
+    for (size_t i = 0;
+         i < cfg->n_selected && !rtg_isolate_interrupted() && !rs.out_failed && !abandoned; i++) {
         const struct rtg_test_desc *d = rtg_registry[cfg->selected[i]];
         enum rtg_status st;
         const char *why_not = rtg_test_unavailable(d);
@@ -405,16 +247,16 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
             st = RTG_ST_SKIPPED;
             emit_parent_record(&rs, d, st, why_not, 0);
         } else {
-            st = run_one(&rs, d);
+            st = run_one(&rs, d, &abandoned);
         }
         counts[st]++;
         ran++;
     }
-    rtg_thread_set_sched(rtg_thread_self(), RTG_SCHED_OTHER, 0);
-    if (dma_fd >= 0)
-        close(dma_fd);
+    rtg_isolate_end(&iso);
 
-    bool interrupted = parent_signal != 0 || output_gone || counts[RTG_ST_INTERRUPTED] > 0;
+    /* A test the port had to abandon ends the run early: the tests after it
+     * never ran, so the run is not complete. */
+    bool interrupted = rtg_isolate_interrupted() || counts[RTG_ST_INTERRUPTED] > 0 || abandoned;
     int code = 0;
     if (counts[RTG_ST_FAIL])
         code = 1;
@@ -423,7 +265,7 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     rtg_json_reset(&j);
     rtg_json_obj_begin(&j);
     rtg_json_kstr(&j, "record", "end");
-    rtg_json_kint(&j, "schema_version", 1);
+    rtg_json_kint(&j, "schema_version", RTG_SCHEMA_VERSION);
     rtg_json_kstr(&j, "status", interrupted ? "interrupted" : "complete");
     rtg_json_kint(&j, "tests", (int64_t)ran);
     rtg_json_kint(&j, "passed", counts[RTG_ST_PASS] + counts[RTG_ST_OK]);

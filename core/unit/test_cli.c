@@ -2,10 +2,10 @@
  * one-line message and code 2, before anything runs. */
 #include <stdlib.h>
 
-#include "rtg/config.h"
-#include "rtg/ctx.h"
+#include "rtg_private/config.h"
+#include "rtg_private/ctx.h"
 #include "rtg/osal.h"
-#include "rtg/registry.h"
+#include "rtg_private/registry.h"
 #include "unit.h"
 
 static struct rtg_config cfg;
@@ -41,6 +41,20 @@ int main(void)
     CHECK_EQ_U(parse("--tests=TMR-P-LAT,CLK-P-RES,TMR-P-LAT", NULL, NULL), 0);
     CHECK_EQ_U(cfg.n_selected, 2);
     CHECK_STR(rtg_registry[cfg.selected[0]]->id, "CLK-P-RES");
+
+    /* Patterns as fnmatch() reads them: '?', sets, ranges, negated sets. */
+    CHECK_EQ_U(parse("--tests", "THR-[BP]-NE?", NULL), 0);
+    CHECK_EQ_U(cfg.n_selected, 2);
+    CHECK_STR(rtg_registry[cfg.selected[0]]->id, "THR-B-NEW");
+    CHECK_STR(rtg_registry[cfg.selected[1]]->id, "THR-P-NEW");
+    CHECK_EQ_U(parse("--tests", "MUT-[!B]-A[R-S]C", NULL), 0);
+    CHECK_EQ_U(cfg.n_selected, 1);
+    CHECK_STR(rtg_registry[cfg.selected[0]]->id, "MUT-P-ARC");
+    CHECK_EQ_U(parse("--tests", "*-LA?", NULL), 0);
+    for (size_t i = 0; i < cfg.n_selected; i++)
+        CHECK(strstr(rtg_registry[cfg.selected[i]]->id, "-LAT") != NULL);
+    CHECK_EQ_U(parse("--tests", "CLK-P-RE", NULL), 2);
+    CHECK_EQ_U(parse("--tests", "CLK-P-RES?", NULL), 2);
 
     CHECK_EQ_U(parse("--tests", "NOPE-*", NULL), 2);
     CHECK(strstr(err, "no test matches 'NOPE-*'") != NULL);

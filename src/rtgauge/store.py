@@ -67,6 +67,12 @@ class RunWriter:
             raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
         self._rejected.clear()
 
+    def set_target(self, target: Record) -> None:
+        """What the host knows about the target, complete once the run has ended."""
+        self.target = target
+        if self.bundle is not None:
+            self.bundle.target = target
+
     def add(self, record: Record) -> None:
         try:
             if record["record"] == "system":

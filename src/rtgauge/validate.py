@@ -17,7 +17,6 @@ import jsonschema
 from rtgauge.errors import UsageError
 
 Record = dict[str, Any]
-SCHEMA_VERSION = 1
 
 
 @lru_cache(maxsize=1)
@@ -25,6 +24,10 @@ def schema() -> Record:
     text = resources.files("rtgauge").joinpath("data/result-v1.json").read_text("utf-8")
     loaded: Record = json.loads(text)
     return loaded
+
+
+# The version the contract fixes (every record kind carries the same const).
+SCHEMA_VERSION: int = int(schema()["$defs"]["system"]["properties"]["schema_version"]["const"])
 
 
 @lru_cache(maxsize=4)
@@ -42,7 +45,7 @@ def check_record(record: Any, where: str) -> Record:
         raise UsageError(f"{where}: a record must be a JSON object")
     if record.get("schema_version") != SCHEMA_VERSION:
         raise UsageError(
-            f"{where}: unsupported schema_version {record.get('schema_version')!r} (this is v1)"
+            f"{where}: unsupported schema_version {record.get('schema_version')!r} (this is v{SCHEMA_VERSION})"
         )
     kind = record.get("record")
     if kind not in ("system", "test", "end"):

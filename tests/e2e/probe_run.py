@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "schema" / "result-v1.json").read_text())
@@ -91,3 +92,39 @@ def live_processes(pattern: str) -> list[str]:
         if state != "Z":
             live.append(pid)
     return live
+
+
+def rt(run: ProbeRun) -> bool:
+    """Whether the run obtained SCHED_FIFO (priority tests are skipped without it)."""
+    return bool(run.system["privileges"]["sched_fifo"])
+
+
+def ran(run: ProbeRun, tid: str) -> dict[str, Any]:
+    """The test's record; a test skipped for want of real-time privileges skips
+    the pytest test too (any other skip is a failure)."""
+    t = run.tests[tid]
+    if t["status"] == "skipped":
+        assert not rt(run), (tid, t["reason"])
+        pytest.skip(t["reason"])
+    return t
+
+
+def counted(m: dict[str, Any]) -> None:
+    """A full figure set: samples, ordered statistics, a histogram that adds up."""
+    assert m["count"] > 0 and m["unit"] == "ns"
+    assert m["min"] <= m["mean"] <= m["max"]
+    assert sum(b[2] for b in m["hist"]["buckets"]) + m["hist"]["overflow"] == m["count"]
+
+
+def assert_every_test_ran(run: ProbeRun, ids: list[str], skip_reason: str = "SCHED_") -> None:
+    """Exactly these tests, in order, each passed (B) or measured (P), or
+    skipped for want of SCHED_FIFO on an unprivileged run; the run complete."""
+    assert list(run.tests) == ids
+    assert run.end is not None and run.end["status"] == "complete"
+    for tid, t in run.tests.items():
+        if not rt(run) and t["status"] == "skipped":
+            assert skip_reason in t["reason"], tid
+            continue
+        expected = "pass" if t["kind"] == "B" else "ok"
+        assert t["status"] == expected, (tid, t["reason"], t["verdicts"])
+    assert run.code == 0

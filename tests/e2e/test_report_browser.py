@@ -14,7 +14,8 @@ import pytest
 
 from rtgauge.cli.compare import run_compare
 from rtgauge.model import bundle_from_records
-from rtgauge.report.html import write_html
+from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.run_report import run_report
 
 HOSTILE = "<script>alert('pwned')</script>"
 FLAGS = [
@@ -63,7 +64,9 @@ def _bundles(records: list[dict[str, Any]], tmp: Path) -> list[Path]:
 def test_run_report_in_chromium(sample_records: list[dict[str, Any]], tmp_path: Path) -> None:
     recs = copy.deepcopy(sample_records)
     recs[0]["host"]["hostname"] = HOSTILE
-    page = write_html(bundle_from_records(recs, "x"), tmp_path / "run.html")
+    (page,) = EXPORTERS["html"].write(
+        run_report(bundle_from_records(recs, "x")), tmp_path / "run.html"
+    )
     dom = browse(page, tmp_path, "--dump-dom")
     assert dom.returncode == 0
     for section in (

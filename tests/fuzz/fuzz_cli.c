@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtg/config.h"
+#include "rtg_private/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

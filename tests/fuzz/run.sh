@@ -11,10 +11,11 @@ out=build-fuzz
 mkdir -p "$out"
 srcs="core/src/cli.c core/src/registry.c core/src/ctx.c core/src/stats.c core/src/hist.c
       core/src/json.c core/src/metric.c core/src/osal_names.c core/clock/clock.c core/osal/posix/*.c
-      core/tests/*.c"
+      core/osal/linux/*.c core/catalogue/[!d]*/*.c"
 # shellcheck disable=SC2086
 "$cc" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -DRTG_TEST_HOOKS=0 -Icore/include -Icore/osal/posix/include -Icore/tests \
+  -DRTG_TEST_HOOKS=0 -DRTG_VERSION="\"$(cat VERSION)\"" -Icore/include -Icore/src/include \
+  -Icore/osal/posix/include -Icore/catalogue \
   tests/fuzz/fuzz_cli.c $srcs -o "$out/fuzz_cli" -lpthread -lrt -lm
 work=$(mktemp -d)
 cp tests/fuzz/corpus_cli/* "$work/"

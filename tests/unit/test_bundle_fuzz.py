@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from rtgauge.errors import UsageError
 from rtgauge.model import bundle_from_records, load_bundle
-from rtgauge.report.html import html_text, markdown_text
+from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text
 
 SAMPLE = [
@@ -39,8 +40,8 @@ def _load(tmp: Path, data: bytes) -> None:
         assert "\n" not in str(exc)
         return
     # Whatever loads, renders: a report never crashes on a valid bundle.
-    assert html_text(bundle).startswith("<!DOCTYPE html>")
-    markdown_text(bundle)
+    assert EXPORTERS["html"].render(run_report(bundle)).startswith("<!DOCTYPE html>")
+    EXPORTERS["md"].render(run_report(bundle))
     summary_text(bundle)
 
 

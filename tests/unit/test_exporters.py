@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from rtgauge.model import bundle_from_records
@@ -14,7 +15,7 @@ from rtgauge.report.run_report import run_report
 def test_each_format_renders_the_run_report(sample_records: list[dict[str, Any]]) -> None:
     bundle = bundle_from_records(sample_records, "x")
     report = run_report(bundle)
-    assert set(EXPORTERS) == {"html", "md", "json"}
+    assert set(EXPORTERS) == {"html", "md", "json", "csv"}
     html = EXPORTERS["html"].render(report)
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html
     md = EXPORTERS["md"].render(report)
@@ -30,3 +31,13 @@ def test_any_report_kind_gets_every_format(sample_records: list[dict[str, Any]])
     assert "a &lt;b&gt; c" in EXPORTERS["html"].render(report)
     assert "a &lt;b&gt; c" in EXPORTERS["md"].render(report)
     assert len(json.loads(EXPORTERS["json"].render(report))) == 2
+
+
+def test_csv_is_every_table_as_text_and_as_files(
+    sample_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    report = run_report(bundle_from_records(sample_records, "x"))
+    text = EXPORTERS["csv"].render(report)
+    assert "# Summary\n" in text and "TMR-P-LAT" in text
+    written = EXPORTERS["csv"].write(report, tmp_path / "tables")
+    assert (tmp_path / "tables" / "summary.csv") in written

@@ -1,11 +1,13 @@
-"""No test of the probe calls the operating system except through the OSAL.
+"""Neither the catalogue nor the probe calls the operating system except
+through the OSAL.
 
-Every undefined symbol of the compiled core/tests/*.c objects must be the
-OSAL's or the probe's own (rtg_*) or from the ISO C library; anything else
-(pthread_*, sem_*, clock_*, fork …) would bypass the OSAL and break a port.
-The check runs on the POSIX build and on the build with the second OSAL
-(core/osal/c11, ISO C11 only), whose own objects must need nothing beyond
-ISO C either.
+Every undefined symbol of the compiled catalogue (core/catalogue/**) and of
+the probe itself (core/src: command line, registry, contexts, runner,
+system record, main) must be the OSAL's or the probe's own (rtg_*) or from
+the ISO C library; anything else (pthread_*, sem_*, clock_*, fork, waitpid
+…) would bypass the OSAL and break a port. The check runs on the POSIX
+build and on the build with the second OSAL (core/osal/c11, ISO C11 only),
+whose own objects must need nothing beyond ISO C either.
 """
 
 from __future__ import annotations
@@ -19,20 +21,29 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILDS = {"posix": ROOT / "build", "c11": ROOT / "build-c11"}
-TESTS_OBJS = Path("CMakeFiles") / "rtg_probe_objs.dir" / "core" / "tests"
+# Where CMake puts each part's objects, and the objects looked for there.
+PARTS = {
+    "catalogue": (Path("CMakeFiles") / "rtg_catalogue_objs.dir" / "core" / "catalogue", "**/*.o"),
+    "probe": (Path("CMakeFiles") / "rtg_probe_objs.dir" / "core" / "src", "*.o"),
+    "probe main": (Path("CMakeFiles") / "rtgauge-probe.dir" / "core" / "src", "*.o"),
+    "probe base": (Path("CMakeFiles") / "rtg_base.dir" / "core" / "src", "*.o"),
+    "measuring clock": (Path("CMakeFiles") / "rtg_base.dir" / "core" / "clock", "*.o"),
+}
 
-# ISO C (C11) library functions a test may call, and what the compiler emits.
+# ISO C (C11) library functions a test may call, and what the compiler emits
+# for them (glibc names ISO signal() __sysv_signal under -std=c11).
 ISO_C = set(
     """abort abs atoi atol bsearch calloc exit free getenv labs llabs malloc qsort rand
     realloc srand strtod strtol strtoll strtoul strtoull memchr memcmp memcpy memmove memset
     strcat strchr strcmp strcpy strcspn strerror strlen strncat strncmp strncpy strpbrk
     strrchr strspn strstr strtok snprintf sprintf vsnprintf printf fprintf puts fputs
+    fopen fclose fgets fwrite fflush fputc putchar stdout stderr gmtime strftime
     sqrt floor ceil fabs fmin fmax log log2 log10 exp pow round lround llround fmod
     isfinite isnan signal raise time clock
     __errno_location __stack_chk_fail __assert_fail __isoc99_sscanf __isoc23_strtol
     __isoc23_strtoul __isoc23_strtoll __isoc23_strtoull __memcpy_chk __memset_chk
     __snprintf_chk __vsnprintf_chk __sprintf_chk __fprintf_chk __printf_chk __strcpy_chk
-    __strcat_chk __fdelt_chk _GLOBAL_OFFSET_TABLE_""".split()
+    __strcat_chk __fdelt_chk __sysv_signal _GLOBAL_OFFSET_TABLE_""".split()
 )
 # ISO C11 <threads.h> and <time.h> additions: what the c11 OSAL is built on.
 ISO_C11_THREADS = set(
@@ -48,31 +59,41 @@ def undefined(obj: Path) -> set[str]:
     return {line.split()[-1].split("@")[0] for line in out.stdout.splitlines() if line.strip()}
 
 
-def objects_of(build: Path, sub: Path) -> list[Path]:
+def objects_of(build: Path, sub: Path, pattern: str = "*.o") -> list[Path]:
     if not shutil.which("nm"):
         pytest.fail("nm (binutils) is missing")
-    objects = sorted((build / sub).glob("*.o"))
+    objects = sorted((build / sub).glob(pattern))
     assert objects, f"no objects under {build / sub}: build first (make probe probe-c11)"
     return objects
 
 
-@pytest.mark.parametrize("osal", sorted(BUILDS))
-def test_tests_reach_the_os_only_through_the_osal(osal: str) -> None:
-    objects = objects_of(BUILDS[osal], TESTS_OBJS)
-    bypass = {
+def bypasses(objects: list[Path]) -> dict[str, list[str]]:
+    """Per object, the symbols it needs that are neither rtg_* nor ISO C."""
+    found = {
         obj.name: sorted(s for s in undefined(obj) if not s.startswith("rtg_") and s not in ISO_C)
         for obj in objects
     }
-    assert {k: v for k, v in bypass.items() if v} == {}, "tests calling the OS directly"
+    return {k: v for k, v in found.items() if v}
 
 
-def test_the_check_catches_a_direct_call(tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", sorted(PARTS))
+@pytest.mark.parametrize("osal", sorted(BUILDS))
+def test_reaches_the_os_only_through_the_osal(osal: str, part: str) -> None:
+    sub, pattern = PARTS[part]
+    assert bypasses(objects_of(BUILDS[osal], sub, pattern)) == {}, f"{part} calling the OS"
+
+
+@pytest.mark.parametrize("call", ["getpid()", "fork()", "waitpid(1, 0, 0)"])
+def test_the_check_catches_a_direct_call(tmp_path: Path, call: str) -> None:
     src = tmp_path / "bad.c"
-    src.write_text("#include <unistd.h>\nint f(void) { return (int)getpid(); }\n")
+    src.write_text(
+        f"#include <sys/wait.h>\n#include <unistd.h>\nint f(void) {{ return (int){call}; }}\n"
+    )
     obj = tmp_path / "bad.o"
     subprocess.run([os.environ.get("CC", "cc"), "-c", str(src), "-o", str(obj)], check=True)
-    assert "getpid" in undefined(obj) and "getpid" not in ISO_C
-    assert "getpid" not in ISO_C11_THREADS  # the c11 check would catch it too
+    name = call.split("(")[0]
+    assert bypasses([obj]) == {"bad.o": [name]}
+    assert name not in ISO_C11_THREADS  # the c11 check would catch it too
 
 
 def test_the_c11_osal_itself_uses_only_iso_c() -> None:

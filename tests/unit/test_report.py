@@ -9,8 +9,8 @@ from typing import Any
 
 from rtgauge.model import bundle_from_records
 from rtgauge.report import plots
-from rtgauge.report.export import export_tables
-from rtgauge.report.html import html_text, markdown_text
+from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text
 
 HOSTILE = "<script>alert('x')</script>|`**"
@@ -27,7 +27,7 @@ def hostile_bundle(records: list[dict[str, Any]]) -> Any:
 def test_html_has_every_section_and_escapes_target_strings(
     sample_records: list[dict[str, Any]],
 ) -> None:
-    html = html_text(hostile_bundle(sample_records))
+    html = EXPORTERS["html"].render(run_report(hostile_bundle(sample_records)))
     for section in (
         "System and how it was measured",
         "Summary",
@@ -45,7 +45,7 @@ def test_html_has_every_section_and_escapes_target_strings(
 
 
 def test_markdown_escapes_and_keeps_tables(sample_records: list[dict[str, Any]]) -> None:
-    md = markdown_text(hostile_bundle(sample_records))
+    md = EXPORTERS["md"].render(run_report(hostile_bundle(sample_records)))
     assert "<script>" not in md
     assert "\\|" in md  # a pipe from the target does not break a table
     assert "| figure (µs) | max | p99.99 |" in md
@@ -76,7 +76,9 @@ def test_histogram_svg_from_known_buckets() -> None:
 
 
 def test_csv_export_of_every_table(sample_records: list[dict[str, Any]], tmp_path: Path) -> None:
-    written = export_tables(bundle_from_records(sample_records, "x"), tmp_path, 100000.0, 1e-6)
+    written = EXPORTERS["csv"].write(
+        run_report(bundle_from_records(sample_records, "x"), 100000.0), tmp_path
+    )
     names = {p.name for p in written}
     assert "summary.csv" in names and any(n.startswith("deadline") for n in names)
     assert (tmp_path / "summary.json").exists()

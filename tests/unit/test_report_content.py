@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from rtgauge.model import Bundle, bundle_from_records
-from rtgauge.report.export import export_tables
-from rtgauge.report.html import html_text, markdown_text
-from rtgauge.report.run_report import trust_warnings
+from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.run_report import run_report, trust_warnings
 
 
 def _bundle(records: list[dict[str, Any]], edit: Any = None) -> Bundle:
@@ -58,7 +57,7 @@ def test_incomplete_and_interrupted_runs_are_flagged(sample_records: list[dict[s
     warnings = trust_warnings(b)
     assert any(w.startswith("incomplete run") for w in warnings)
     assert any("TMR-P-LAT" in w for w in warnings)
-    html = html_text(b)
+    html = EXPORTERS["html"].render(run_report(b))
     assert "Why these figures may be less trustworthy" in html
     assert "Errors, skipped and interrupted tests" in html and "stopped by SIGINT" in html
 
@@ -66,7 +65,7 @@ def test_incomplete_and_interrupted_runs_are_flagged(sample_records: list[dict[s
 def test_metric_tables_are_in_microseconds_with_two_decimals(
     sample_records: list[dict[str, Any]],
 ) -> None:
-    md = markdown_text(_bundle(sample_records))
+    md = EXPORTERS["md"].render(run_report(_bundle(sample_records)))
     row = next(ln for ln in md.splitlines() if ln.startswith("| timer.wakeup.clock_nanosleep.all"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     m = sample_records[2]["metrics"][-1]
@@ -81,7 +80,7 @@ def test_verdicts_and_evidence_are_shown(sample_records: list[dict[str, Any]]) -
         recs[3]["verdicts"][3]["pass"] = False
         recs[3]["verdicts"][3]["observed"] = "event order bprw"
 
-    html = html_text(_bundle(sample_records, fail_one))
+    html = EXPORTERS["html"].render(run_report(_bundle(sample_records, fail_one)))
     assert html.count(">PASS<") == 4 and html.count(">FAIL<") == 1
     assert "evidence: SEM-B-LCK v_wakes_higher_waiter_at_once" in html
 
@@ -92,9 +91,9 @@ def test_a_script_in_any_host_string_is_escaped(
 ) -> None:
     evil = "<script>alert(1)</script>"
     b = _bundle(sample_records, lambda r: r[0]["host"].update({field: evil}))
-    html = html_text(b)
+    html = EXPORTERS["html"].render(run_report(b))
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    md = markdown_text(b)
+    md = EXPORTERS["md"].render(run_report(b))
     assert "<script>" not in md
 
 
@@ -105,13 +104,13 @@ def test_markdown_links_and_code_from_the_target_are_inert(
         recs[0]["host"]["hostname"] = "[click](javascript:alert(1)) `x` **b**"
         recs[3]["verdicts"][0]["observed"] = "![img](http://evil/x.png) | cell"
 
-    md = markdown_text(_bundle(sample_records, evil))
+    md = EXPORTERS["md"].render(run_report(_bundle(sample_records, evil)))
     assert "[click](" not in md and "![img](" not in md and "**b**" not in md
     assert "\\[click\\]" in md and "\\| cell" in md
 
 
 def test_report_summary_table_is_worst_first(sample_records: list[dict[str, Any]]) -> None:
-    md = markdown_text(_bundle(sample_records))
+    md = EXPORTERS["md"].render(run_report(_bundle(sample_records)))
     start = md.index("## Summary")
     rows = [ln for ln in md[start:].splitlines() if ln.startswith("| ")][1:4]  # after headers
     assert [r.split("|")[1].strip() for r in rows] == ["TMR-P-LAT", "CLK-P-RES", "SEM-B-LCK"]
@@ -123,7 +122,7 @@ def test_csv_cells_from_the_target_cannot_be_formulas(
     def evil(recs: list[dict[str, Any]]) -> None:
         recs[3]["verdicts"][0]["observed"] = '=HYPERLINK("http://evil","x")'
 
-    export_tables(_bundle(sample_records, evil), tmp_path, None, 1e-6)
+    EXPORTERS["csv"].write(run_report(_bundle(sample_records, evil), None), tmp_path)
     rows = list(csv.reader((tmp_path / "behaviour-verdicts.csv").open(encoding="utf-8")))
     cells = [c for r in rows for c in r]
     assert '\'=HYPERLINK("http://evil","x")' in cells

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from rtgauge.errors import UsageError
+from rtgauge.fmt import term
 from rtgauge.model import bundle_from_records
 from rtgauge.probe import parse_catalogue
-from rtgauge.report.fmt import term
 from rtgauge.report.summary import summary_text
 from rtgauge.store import RunWriter
 

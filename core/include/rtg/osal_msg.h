@@ -74,7 +74,7 @@ struct rtg_peer {
     bool joined;
 };
 /* Starts fn(arg) in a new thread, or a forked process (then arg and what
- * it points to should be in rtg_shared_alloc memory to be seen by both).
+ * it points to should be in rtg_shared_alloc memory, rtg/osal_proc.h, to be seen by both).
  * The process sets its main thread to attr's policy, priority and CPU and
  * dies with its parent. */
 int rtg_peer_start(struct rtg_peer *p, bool process, const struct rtg_thread_attr *attr,
@@ -85,8 +85,6 @@ int rtg_peer_wait(struct rtg_peer *p, uint64_t deadline_ns);
  * killed: returns EBUSY. */
 int rtg_peer_kill(struct rtg_peer *p);
 
-/* Memory shared with forked peers (zeroed), and freeing it. */
-void *rtg_shared_alloc(size_t len);
-void rtg_shared_free(void *p, size_t len);
+/* Memory shared with forked peers: rtg_shared_alloc (rtg/osal_proc.h). */
 
 #endif

@@ -23,9 +23,10 @@ struct rtg_proc_child {
     int block;
 };
 
-/* Memory shared between this process and its children (MAP_SHARED). */
-void *rtg_proc_shared_alloc(size_t size);
-void rtg_proc_shared_free(void *p, size_t size);
+/* Memory shared between this process and its children (MAP_SHARED,
+ * zeroed), and freeing it; used by PRC and by MSG's process peers. */
+void *rtg_shared_alloc(size_t len);
+void rtg_shared_free(void *p, size_t len);
 
 /* fork(): the child runs the body above on c (which must be shared memory). */
 int rtg_proc_fork(int *pid, struct rtg_proc_child *c);

@@ -41,6 +41,10 @@ struct rtg_test_desc {
     const char *unavailable;
     /* What the OSAL must offer (enum rtg_offer bits) for the test to run. */
     unsigned needs;
+    /* The file that defines the test, relative to the source tree
+     * ("core/catalogue/thr/thr_p_sus.c"): set it to __FILE__ (the build maps
+     * the source directory away). Shown by --list. */
+    const char *source;
 };
 
 #define RTG_OPTIONS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]))

@@ -130,12 +130,6 @@ int rtg_named_sem_sweep(int *removed)
 }
 
 /* ---- processes ---- */
-void *rtg_proc_shared_alloc(size_t size)
-{
-    (void)size;
-    return NULL;
-}
-void rtg_proc_shared_free(void *p, size_t size) { (void)p, (void)size; }
 int rtg_proc_fork(int *pid, struct rtg_proc_child *c)
 {
     (void)pid, (void)c;

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rtgauge.analysis.stats import significant
+from rtgauge.conditions import run_conditions
+from rtgauge.fmt import us
 from rtgauge.model import Bundle
-from rtgauge.report.fmt import us
 
 
 @dataclass
@@ -45,7 +46,7 @@ def labels_for(bundles: list[Bundle]) -> list[str]:
         label = base[i]
         if base.count(label) > 1:
             extra = [str(b.target.get("kind", "local"))]
-            extra.append("FIFO" if b.system["privileges"]["sched_fifo"] else "no FIFO")
+            extra.append("FIFO" if run_conditions(b).rt_policy_ok else "no FIFO")
             if b.target.get("append"):
                 extra.append(str(b.target["append"]))
             label = f"{label} ({', '.join(extra)})"
@@ -112,13 +113,8 @@ def points(comp: Comparison) -> list[tuple[list[str], list[str]]]:
     for i, b in enumerate(comp.bundles):
         good: list[str] = []
         bad: list[str] = []
-        s = b.system
-        if s["virtualization"].get("emulated"):
-            bad.append("emulated CPU: its timings are not meaningful (verdicts are)")
-        if not s["privileges"]["sched_fifo"]:
-            bad.append("ran without SCHED_FIFO: figures are not real-time")
-        if not s["privileges"]["mlockall"]:
-            bad.append("ran without mlockall")
+        cond = run_conditions(b)
+        bad += [r for r in cond.reasons if not r.startswith("hypervisor")]
         verdicts = [v for t in b.tests for v in t["verdicts"]]
         failed = [v["name"] for v in verdicts if not v["pass"]]
         if verdicts and not failed:

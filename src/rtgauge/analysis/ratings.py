@@ -10,11 +10,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rtgauge.conditions import run_conditions
 from rtgauge.errors import UsageError
+from rtgauge.fmt import family, us
 from rtgauge.model import Bundle
-from rtgauge.report.fmt import family, us
-
-TIMING_NOT_RATED = "not rated: emulated CPU, timings are not meaningful"
 
 
 @dataclass
@@ -67,7 +66,7 @@ def _stars(value: float, thresholds: list[list[float]]) -> int:
 
 
 def rate(bundle: Bundle, criteria: dict[str, Any]) -> list[Rating]:
-    emulated = bool(bundle.system["virtualization"].get("emulated"))
+    limit = run_conditions(bundle).timing_limit  # None: timing may be rated
     failed_fams = {family(t["id"]) for t in bundle.tests for v in t["verdicts"] if not v["pass"]}
     out = []
     for fam, c in criteria["families"].items():
@@ -94,8 +93,8 @@ def rate(bundle: Bundle, criteria: dict[str, Any]) -> list[Rating]:
             if reduce == "min"
             else sum(values) / len(values)
         )
-        if emulated:
-            out.append(Rating(fam, None, figure, TIMING_NOT_RATED))
+        if limit is not None:
+            out.append(Rating(fam, None, figure, f"not rated: {limit}"))
             continue
         stars = _stars(figure, c["stars"])
         why = f"{c.get('what', fam)}: {us(figure)} µs"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rtgauge.analysis.binomial import lower_bound, samples_needed, upper_bound
+from rtgauge.conditions import run_conditions
 from rtgauge.model import Bundle
 
 # The figures a deadline speaks about: wake-up, interrupt response, preemption.
@@ -71,6 +72,7 @@ class DeadlineVerdict:
     quantile_ns: float | None  # the (1 - rate) quantile from the histogram
     outcome: str  # MEETS, MISSES or TOO_FEW
     green_withheld: str | None  # why a "meets" may not be shown as a pass
+    meaningful: bool = True  # False (emulated): a miss says nothing about the OS either
 
     @property
     def observed_rate(self) -> float:
@@ -85,6 +87,21 @@ class DeadlineVerdict:
     def green(self) -> bool:
         return self.outcome == MEETS and self.green_withheld is None
 
+    @property
+    def meets(self) -> bool:
+        return self.outcome == MEETS
+
+    @property
+    def claim(self) -> str:
+        """'met' (shown green), 'missed' (red), or 'not claimed': too few samples,
+        or conditions that cannot support the claim (an emulated miss included)."""
+        return "met" if self.green else "missed" if self.red else "not claimed"
+
+    @property
+    def red(self) -> bool:
+        """A miss that says something about the OS (not an emulated CPU's)."""
+        return self.outcome == MISSES and self.meaningful
+
     def per_hour(self, rate: float) -> float | None:
         return None if not self.period_ns else rate * HOUR_NS / self.period_ns
 
@@ -97,7 +114,7 @@ class DeadlineVerdict:
     def explanation(self) -> str:
         c, conf = self.count, f"{self.confidence * 100:g} %"
         head = (
-            f"{c.misses:,} misses in {c.activations:,} activations ({c.words()}); "
+            f"{_misses(c.misses)} in {c.activations:,} activations ({c.words()}); "
             f"rate {self.observed_rate:.2g}, {conf} upper bound {self.upper:.2g}"
         )
         if self.outcome == MEETS:
@@ -109,7 +126,7 @@ class DeadlineVerdict:
         more = f"{self.needed:,} activations"
         if self.hours_needed is not None:
             more += f" ({hours_text(self.hours_needed)} at this period)"
-        tail = "with no miss" if c.misses == 0 else f"with no more than {c.misses:,} misses"
+        tail = "with no miss" if c.misses == 0 else f"with no more than {_misses(c.misses)}"
         return head + f" > {self.rate:g}; {more} {tail} would back {self.rate:g} at {conf}"
 
     def to_json(self) -> dict[str, Any]:
@@ -120,8 +137,10 @@ class DeadlineVerdict:
             "tolerated_rate": self.rate,
             "confidence": self.confidence,
             "verdict": self.outcome,
+            "claim": self.claim,
             "green": self.green,
             "green_withheld": self.green_withheld,
+            "meaningful": self.meaningful,
             "activations": self.count.activations,
             "misses": self.count.misses,
             "samples": self.count.samples,
@@ -142,6 +161,10 @@ class DeadlineVerdict:
             "margin_ns": self.margin_ns,
             "explanation": self.explanation(),
         }
+
+
+def _misses(n: int) -> str:
+    return f"{n:,} miss" + ("" if n == 1 else "es")
 
 
 def hours_text(h: float) -> str:
@@ -226,6 +249,7 @@ def judge(
     rate: float,
     confidence: float = 0.95,
     green_withheld: str | None = None,
+    meaningful: bool = True,
 ) -> DeadlineVerdict:
     c = count_misses(test, metric, deadline_ns)
     n, k = c.activations, c.misses
@@ -251,6 +275,7 @@ def judge(
         quantile_ns=q,
         outcome=outcome,
         green_withheld=green_withheld,
+        meaningful=meaningful,
     )
 
 
@@ -261,23 +286,19 @@ def judged(test: dict[str, Any], metric: dict[str, Any]) -> bool:
 
 
 def green_withheld(bundle: Bundle) -> str | None:
-    """Why this run's figures may not earn a green deadline verdict, or None."""
-    s = bundle.system
-    if s["virtualization"].get("emulated") or bundle.target.get("emulated"):
-        return "emulated: timings are not meaningful"
-    if not s["privileges"]["sched_fifo"]:
-        return "no SCHED_FIFO: the figures are not real-time"
-    if not s["privileges"]["mlockall"]:
-        return "no mlockall: page faults may be missing from the figures"
-    return None
+    """Why this run may not earn a green deadline verdict, or None: the
+    conditions module decides (emulated, no SCHED_FIFO, no mlockall)."""
+    cond = run_conditions(bundle)
+    return None if cond.deadline_verdict_allowed else cond.timing_limit
 
 
 def deadline_verdicts(
     bundle: Bundle, deadline_ns: float, rate: float, confidence: float = 0.95
 ) -> list[DeadlineVerdict]:
     withheld = green_withheld(bundle)
+    meaningful = run_conditions(bundle).timing_meaningful
     return [
-        judge(t, m, deadline_ns, rate, confidence, withheld)
+        judge(t, m, deadline_ns, rate, confidence, withheld, meaningful)
         for t in bundle.tests
         for m in t["metrics"]
         if judged(t, m)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rtgauge.analysis.compare import compare
 from rtgauge.analysis.ratings import load_criteria
 from rtgauge.cli.common import (
     DEFAULT_RESULTS,
@@ -17,12 +16,11 @@ from rtgauge.cli.common import (
 )
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
-from rtgauge.report.compare_report import compare_blocks
-from rtgauge.report.export import write_tables
-from rtgauge.report.html import write_text
-from rtgauge.report.render_html import render_html
-from rtgauge.report.render_markdown import render_markdown
+from rtgauge.report.compare_report import compare_report
+from rtgauge.report.exporters import EXPORTERS
 from rtgauge.store import utc_stamp
+
+FORMATS = ("html", "md")  # written side by side; --csv adds the tables
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,15 +52,14 @@ def run_compare(
     conf = parse_confidence(confidence)
     dl = parse_duration_ns(deadline) if deadline else None
     bundles = [load_bundle(p) for p in paths]
-    blocks = compare_blocks(compare(bundles), load_criteria(criteria), dl, rate, conf)
-    title = "rtgauge comparison"
+    report = compare_report(bundles, load_criteria(criteria), dl, rate, conf)
     out.parent.mkdir(parents=True, exist_ok=True)
-    written = [
-        write_text(out.with_suffix(".html"), render_html(title, blocks)),
-        write_text(out.with_suffix(".md"), render_markdown(title, blocks)),
-    ]
+    written: list[Path] = []
+    for fmt in FORMATS:
+        exporter = EXPORTERS[fmt]
+        written += exporter.write(report, out.with_suffix(exporter.suffix))
     if csv:
-        write_tables(blocks, csv)
+        EXPORTERS["csv"].write(report, csv)
     return written
 
 

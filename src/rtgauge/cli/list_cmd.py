@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from rtgauge.fmt import term
 from rtgauge.probe import catalogue, find_probe
-from rtgauge.report.fmt import term
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

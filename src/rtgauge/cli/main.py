@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from rtgauge import __version__
 from rtgauge.cli import compare, lab, list_cmd, report, run, runs
 from rtgauge.errors import UsageError
-from rtgauge.report.fmt import term
+from rtgauge.fmt import term
 
 COMMANDS = (run, list_cmd, report, runs, compare, lab)
 

@@ -1,5 +1,5 @@
-"""rtgauge report BUNDLE: the run report as HTML, Markdown or JSON, with
-optional deadline verdicts and CSV exports of every table."""
+"""rtgauge report BUNDLE: the run report in any exporter's format (HTML, Markdown,
+JSON, CSV tables), with optional deadline verdicts."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ from pathlib import Path
 from rtgauge.cli.common import add_deadline, parse_confidence, parse_duration_ns, parse_rate
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
-from rtgauge.report.export import write_tables
 from rtgauge.report.exporters import EXPORTERS
-from rtgauge.report.html import write_text
 from rtgauge.report.run_report import run_report
 
 
@@ -35,16 +33,16 @@ def execute(args: argparse.Namespace) -> int:
     confidence = parse_confidence(args.confidence)
     exporter = EXPORTERS[args.format]
     report = run_report(bundle, deadline, rate, confidence)
-    text = exporter.render(report)
     if args.csv:
-        write_tables(report.blocks, args.csv)
+        EXPORTERS["csv"].write(report, args.csv)
     if args.out and str(args.out) == "-":
-        sys.stdout.write(text)
+        sys.stdout.write(exporter.render(report))
         return 0
     out = args.out or args.bundle.with_suffix(exporter.suffix)
     if out.resolve() == args.bundle.resolve():
         raise UsageError(f"refusing to overwrite the bundle {args.bundle}")
-    print(write_text(out, text))
+    exporter.write(report, out)
+    print(out)
     if not bundle.complete:
         print("note: the run is incomplete; the report says so", file=sys.stderr)
     return 0

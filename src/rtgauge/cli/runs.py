@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from rtgauge.cli.common import add_results_dir
-from rtgauge.report.fmt import term
+from rtgauge.fmt import term
 from rtgauge.store import list_runs
 
 

@@ -7,14 +7,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from rtgauge.analysis.compare import Comparison, points, verdict_table
-from rtgauge.analysis.deadline_claim import claim
+from rtgauge.analysis.compare import Comparison, compare, points, verdict_table
+from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
 from rtgauge.analysis.ratings import criteria_lines, overall, rate, stars_text
+from rtgauge.fmt import FAMILIES, family, us
 from rtgauge.model import Bundle
 from rtgauge.report import plots
 from rtgauge.report.deadline_report import compare_section
-from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table
-from rtgauge.report.fmt import FAMILIES, family, us
+from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Report, Table
 from rtgauge.report.run_report import trust_warnings
 
 
@@ -57,7 +57,13 @@ def points_blocks(comp: Comparison) -> list[Block]:
     for label, (good, bad), b in zip(comp.labels, points(comp), comp.bundles, strict=True):
         out.append(Heading(3, label))
         out += [Para(f"+ {g}") for g in good] or [Para("+ nothing stands out", "note")]
-        out += [Para(f"− {x}", "warn" if "emulated" in x or "SCHED_FIFO" in x else "") for x in bad]
+        out += [
+            Para(
+                f"− {x}",
+                "warn" if x.startswith(("emulated", "no SCHED_FIFO", "no mlockall")) else "",
+            )
+            for x in bad
+        ]
         del b
     return out
 
@@ -84,9 +90,14 @@ def verdict_blocks(comp: Comparison) -> list[Block]:
 
 
 def deadline_blocks(
-    comp: Comparison, deadline: float, rate_: float, confidence: float = 0.95
+    comp: Comparison,
+    deadline: float,
+    rate_: float,
+    confidence: float = 0.95,
+    claims: list[DeadlineClaim] | None = None,
 ) -> list[Block]:
-    claims = [claim(b, deadline, rate_, confidence) for b in comp.bundles]
+    if claims is None:
+        claims = [claim(b, deadline, rate_, confidence) for b in comp.bundles]
     return compare_section(comp.labels, claims)
 
 
@@ -158,6 +169,7 @@ def compare_blocks(
     deadline: float | None,
     rate_: float,
     confidence: float = 0.95,
+    claims: list[DeadlineClaim] | None = None,
 ) -> list[Block]:
     out: list[Block] = [Heading(1, "rtgauge comparison: " + " · ".join(comp.labels))]
     for label, b in zip(comp.labels, comp.bundles, strict=True):
@@ -195,7 +207,23 @@ def compare_blocks(
     out += rating_blocks(comp, criteria)
     out += verdict_blocks(comp)
     if deadline is not None:
-        out += deadline_blocks(comp, deadline, rate_, confidence)
+        out += deadline_blocks(comp, deadline, rate_, confidence, claims)
     out += points_blocks(comp)
     out += figures_blocks(comp)
     return out
+
+
+def compare_report(
+    bundles: list[Bundle],
+    criteria: dict[str, Any],
+    deadline: float | None,
+    rate_: float,
+    confidence: float = 0.95,
+) -> Report:
+    """The comparison of several runs, ready for any exporter."""
+    claims = None
+    if deadline is not None:
+        claims = [claim(b, deadline, rate_, confidence) for b in bundles]
+    blocks = compare_blocks(compare(bundles), criteria, deadline, rate_, confidence, claims)
+    extra = [{"deadline": c.to_json()} for c in claims] if claims else []
+    return Report("rtgauge comparison", blocks, bundles, extra)

@@ -10,8 +10,8 @@ from collections import defaultdict
 from rtgauge.analysis.deadline_claim import DeadlineClaim
 from rtgauge.analysis.pwcet import NOT_APPLICABLE, PROBABILITIES, Interval, Pwcet
 from rtgauge.analysis.requirements import MEETS, MISSES, DeadlineVerdict, hours_text
+from rtgauge.fmt import us
 from rtgauge.report.document import Block, Cell, Chart, Details, Heading, Notice, Para, Table
-from rtgauge.report.fmt import us
 from rtgauge.report.pwcet_chart import pwcet_svg
 
 
@@ -40,9 +40,9 @@ def verdict_cell(v: DeadlineVerdict) -> Cell:
     if v.outcome == MEETS:
         if v.green:
             return Cell("meets", "pass")
-        return Cell(f"meets, no green: {v.green_withheld}")
+        return Cell(f"meets, not claimed: {v.green_withheld}")
     if v.outcome == MISSES:
-        return Cell("misses", "fail")
+        return Cell("misses", "fail") if v.red else Cell(f"misses, not claimed: {v.green_withheld}")
     return Cell(v.outcome, "muted")
 
 

@@ -5,6 +5,9 @@ compare.py; how it looks is the renderers' business."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from rtgauge.model import Bundle
 
 
 @dataclass
@@ -64,3 +67,15 @@ Block = Heading | Para | Table | Chart | Pre | Details | Notice
 
 def cells(*texts: str) -> list[Cell]:
     return [Cell(t) for t in texts]
+
+
+@dataclass
+class Report:
+    """What an exporter renders: a title, the blocks, and the runs behind them."""
+
+    title: str
+    blocks: list[Block]
+    bundles: list[Bundle] = field(default_factory=list)
+    # Numbers the report derived (e.g. a deadline claim), one entry per bundle,
+    # for the formats that carry data rather than text.
+    analysis: list[dict[str, Any]] = field(default_factory=list)

@@ -1,57 +1,70 @@
 """One interface for every output format.
 
-A report is decided once, as blocks (run_report.py today; comparisons,
-ratings and series views build the same Report). An exporter only turns a
-Report into text in its format, so a new report kind gets every format, and
-a new format serves every report kind.
+A report is decided once, as blocks (run_report.py, compare_report.py). An
+exporter only turns a Report into its format and writes it, so a new report
+kind gets every format, and a new format serves every report kind. A format
+is one class here plus its entry in EXPORTERS.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Protocol
 
-from rtgauge.model import Bundle
-from rtgauge.report.document import Block
+from rtgauge.errors import UsageError
+from rtgauge.report.document import Report
 from rtgauge.report.render_html import render_html
 from rtgauge.report.render_markdown import render_markdown
-
-
-@dataclass
-class Report:
-    """What an exporter renders: a title, the blocks, and the runs behind them."""
-
-    title: str
-    blocks: list[Block]
-    bundles: list[Bundle] = field(default_factory=list)
-    # Numbers the report derived (e.g. a deadline claim), one entry per bundle,
-    # for the formats that carry data rather than text.
-    analysis: list[dict[str, Any]] = field(default_factory=list)
+from rtgauge.report.tables import tables_csv, write_tables
 
 
 class Exporter(Protocol):
     name: str  # the --format value
-    suffix: str  # the file name ending when written beside a bundle
+    suffix: str  # appended to the output path's stem when written beside a bundle
 
-    def render(self, report: Report) -> str: ...
+    def render(self, report: Report) -> str:
+        """The report as one text (a CSV export: its tables one after another)."""
+        ...
+
+    def write(self, report: Report, path: Path) -> list[Path]:
+        """The report written at path; returns what was written."""
+        ...
 
 
-class HtmlExporter:
+def write_text(path: Path, text: str) -> Path:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
+    return path
+
+
+class _TextExporter:
+    name = suffix = ""
+
+    def render(self, report: Report) -> str:
+        raise NotImplementedError
+
+    def write(self, report: Report, path: Path) -> list[Path]:
+        return [write_text(path, self.render(report))]
+
+
+class HtmlExporter(_TextExporter):
     name, suffix = "html", ".html"
 
     def render(self, report: Report) -> str:
         return render_html(report.title, report.blocks)
 
 
-class MarkdownExporter:
+class MarkdownExporter(_TextExporter):
     name, suffix = "md", ".md"
 
     def render(self, report: Report) -> str:
         return render_markdown(report.title, report.blocks)
 
 
-class JsonExporter:
+class JsonExporter(_TextExporter):
     """The data itself: the bundle (a list of them for a multi-run report),
     with what the report derived from it under "analysis"."""
 
@@ -65,6 +78,18 @@ class JsonExporter:
         return json.dumps(data[0] if len(data) == 1 else data, indent=1) + "\n"
 
 
+class CsvExporter:
+    """Every table of the report, one CSV file (and its JSON twin) each, in a folder."""
+
+    name, suffix = "csv", ".tables"
+
+    def render(self, report: Report) -> str:
+        return tables_csv(report.blocks)
+
+    def write(self, report: Report, path: Path) -> list[Path]:
+        return write_tables(report.blocks, path)
+
+
 EXPORTERS: dict[str, Exporter] = {
-    e.name: e for e in (HtmlExporter(), MarkdownExporter(), JsonExporter())
+    e.name: e for e in (HtmlExporter(), MarkdownExporter(), JsonExporter(), CsvExporter())
 }

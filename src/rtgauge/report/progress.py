@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
+from rtgauge.fmt import term
 from rtgauge.model import Record
-from rtgauge.report.fmt import term
 
 
 def _bar(done: int, total: int, width: int = 20) -> str:

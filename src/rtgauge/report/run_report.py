@@ -7,6 +7,8 @@ from collections import defaultdict
 from typing import Any
 
 from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
+from rtgauge.conditions import run_conditions
+from rtgauge.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
 from rtgauge.model import Bundle, Record
 from rtgauge.report import plots
 from rtgauge.report.deadline_report import run_section
@@ -19,10 +21,9 @@ from rtgauge.report.document import (
     Notice,
     Para,
     Pre,
+    Report,
     Table,
 )
-from rtgauge.report.exporters import Report
-from rtgauge.report.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
 from rtgauge.report.summary import order_tests
 
 
@@ -37,47 +38,21 @@ def _mentions(warnings: list[str], *words: str) -> bool:
 def trust_warnings(bundle: Bundle) -> list[str]:
     """What makes these figures less trustworthy, most serious first.
 
-    The probe states most of these in system.warnings; the host derives them
-    from the recorded facts too, so a bundle from a probe that said nothing
-    (or said it differently) still carries every caveat, once.
+    The probe states most of these in system.warnings; the conditions module
+    decides them from the probe's facts and the host's knowledge of the
+    target, so every caveat is shown once, even one the probe could not see.
     """
     s = bundle.system
     probe = [str(w) for w in s.get("warnings", [])]
-    virt, priv, cpu = s["virtualization"], s["privileges"], s["cpu"]
-    emulated = bool(virt.get("emulated") or bundle.target.get("emulated"))
-    derived: list[tuple[bool, tuple[str, ...], str]] = [
-        (emulated, ("emulated",), "emulated: timings are not meaningful; behaviour verdicts are"),
-        (
-            not priv["sched_fifo"],
-            ("SCHED_FIFO",),
-            "no SCHED_FIFO ("
-            + str(priv.get("sched_fifo_reason") or "not obtained")
-            + "): the tests ran SCHED_OTHER, figures are not real-time",
-        ),
-        (
-            not priv["mlockall"],
-            ("mlockall",),
-            "no mlockall ("
-            + str(priv.get("mlockall_reason") or "not obtained")
-            + "): page faults may appear in the figures",
-        ),
-        (
-            bool(virt["hypervisor"]) and not emulated,
-            ("virtual machine", "hypervisor"),
-            "hypervisor present"
-            + (f" ({virt['vendor']})" if virt.get("vendor") else "")
-            + ": it can steal time from any measurement",
-        ),
-        (
-            cpu["governor"] not in (None, "performance"),
-            ("governor", "frequency"),
-            f"CPU frequency governor is '{cpu['governor']}', not 'performance'",
-        ),
-    ]
+    cond = run_conditions(bundle)
+    derived = list(cond.reasons)
+    governor = s["cpu"]["governor"]
+    if governor not in (None, "performance"):
+        derived.append(f"CPU frequency governor is '{governor}', not 'performance'")
     # Emulation first: it voids every timing. Then the probe's words, then ours.
     first = [w for w in probe if _mentions([w], "emulated")]
     rest = [w for w in probe if w not in first]
-    ours = [text for applies, words, text in derived if applies and not _mentions(probe, *words)]
+    ours = [text for text in derived if not _mentions(probe, *_keywords(text))]
     ours_emulated = [o for o in ours if o.startswith("emulated")]
     out = first + ours_emulated + rest + [o for o in ours if o not in ours_emulated]
     if not bundle.complete:
@@ -86,6 +61,20 @@ def trust_warnings(bundle: Bundle) -> list[str]:
     if bad:
         out.append(f"tests that did not finish (error or interrupted): {', '.join(bad)}")
     return out
+
+
+def _keywords(text: str) -> tuple[str, ...]:
+    """The words by which a probe warning already says the same thing."""
+    for key, words in (
+        ("emulated", ("emulated",)),
+        ("no SCHED_FIFO", ("SCHED_FIFO",)),
+        ("no mlockall", ("mlockall",)),
+        ("hypervisor", ("virtual machine", "hypervisor")),
+        ("CPU frequency", ("governor", "frequency")),
+    ):
+        if text.startswith(key):
+            return words
+    return (text,)
 
 
 def system_table(s: Record) -> Table:

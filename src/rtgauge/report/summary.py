@@ -8,8 +8,8 @@ goes through fmt.term: a hostname cannot send escape sequences to the terminal.
 
 from __future__ import annotations
 
+from rtgauge.fmt import term, us2
 from rtgauge.model import Bundle, Metric, TestRecord
-from rtgauge.report.fmt import term, us2
 
 _TROUBLE = ("fail", "error", "interrupted")
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import signal
 import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from rtgauge.model import Record
+from rtgauge.probe import find_probe
+from rtgauge.targets.base import Target, target_record
 
 
 @dataclass
@@ -49,3 +54,48 @@ def run_local(probe: Path, args: list[str], result: LocalRun) -> Iterator[str]:
             proc.stdout.close()
         result.exit_code = proc.wait()
         reader.join(timeout=5)
+
+
+class LocalTarget(Target):
+    """The probe of this tree (or --probe, $RTGAUGE_PROBE) as a child process."""
+
+    kind, usage = "local", "local"
+
+    def __init__(self, probe: str | None) -> None:
+        self._explicit = probe
+        self._probe: Path | None = None
+        self._run = LocalRun()
+
+    @classmethod
+    def matches(cls, spec: str) -> bool:
+        return spec == "local"
+
+    @classmethod
+    def from_args(cls, spec: str, args: argparse.Namespace) -> LocalTarget:
+        return cls(args.probe)
+
+    def prepare(self) -> None:
+        self._probe = find_probe(self._explicit)
+
+    def run(self, probe_args: list[str]) -> Iterator[str]:
+        assert self._probe is not None, "prepare() first"
+        self.stream = run_local(self._probe, probe_args, self._run)
+        return self.stream
+
+    def stop(self) -> None:
+        self._run.interrupt()
+
+    def cleanup(self) -> None:
+        self._run.interrupt()  # a consumer that stopped early leaves no probe behind
+        super().cleanup()
+
+    def outcome(self) -> tuple[int | None, str | None]:
+        return self._run.exit_code, (self._run.stderr[-1] if self._run.stderr else None)
+
+    def describe(self) -> Record:
+        # What the probe finds here (hypervisor, emulation) it says itself.
+        return target_record("local", "local", None, None)
+
+    @property
+    def probe_command(self) -> str:
+        return str(self._probe) if self._probe else "rtgauge-probe"

@@ -7,6 +7,7 @@ back, and the directory removed, whether the run ends well or not.
 
 from __future__ import annotations
 
+import argparse
 import re
 import shlex
 import subprocess
@@ -16,6 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rtgauge.errors import UsageError
+from rtgauge.model import Record
+from rtgauge.probe import repo_root
+from rtgauge.targets.base import Target, target_record
 
 # uname -m → the probe build that runs there
 ARCH_BUILDS = {
@@ -175,3 +179,51 @@ def run_over_ssh(t: SshTarget, root: Path, probe_args: list[str], result: SshRun
             _ssh(t, f"rm -rf {rdir}", timeout=30)
         except UsageError:
             result.error = result.error or f"could not remove {result.remote_dir} on the target"
+
+
+class SshHost(Target):
+    """Another machine over SSH: the static probe of its architecture is copied
+    into a temporary directory there, run, and the directory removed."""
+
+    kind, usage = "ssh", "ssh://[user@]host[:port]"
+
+    def __init__(self, target: SshTarget, root: Path | None) -> None:
+        self.target = target
+        self._root = root
+        self._run = SshRun()
+
+    @classmethod
+    def matches(cls, spec: str) -> bool:
+        return spec.startswith("ssh://")
+
+    @classmethod
+    def from_args(cls, spec: str, args: argparse.Namespace) -> SshHost:
+        t = parse_ssh_url(spec)
+        t.options, t.identity, t.sudo = args.ssh_option, args.identity, args.sudo
+        return cls(t, repo_root())
+
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser) -> None:
+        g = parser.add_argument_group("ssh target")
+        g.add_argument("--ssh-option", action="append", default=[], help="extra ssh -o option")
+        g.add_argument("--identity", type=Path, help="ssh private key")
+        g.add_argument("--sudo", action="store_true", help="run the remote probe with sudo -n")
+
+    def prepare(self) -> None:
+        # The probe is chosen once the target's architecture is known (in run()).
+        if self._root is None:
+            raise UsageError("the ssh target needs the source tree's static probes")
+
+    def run(self, probe_args: list[str]) -> Iterator[str]:
+        assert self._root is not None, "prepare() first"
+        self.stream = run_over_ssh(self.target, self._root, probe_args, self._run)
+        return self.stream
+
+    def outcome(self) -> tuple[int | None, str | None]:
+        return self._run.exit_code, self._run.error
+
+    def describe(self) -> Record:
+        # Whether the remote machine is virtual, only its probe can tell.
+        return target_record(
+            "ssh", self.target.label, None, None, address=self.target.label, arch=self._run.arch
+        )

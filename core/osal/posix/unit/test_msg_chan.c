@@ -8,6 +8,7 @@
 
 #include "rtg/osal.h"
 #include "rtg/osal_msg.h"
+#include "rtg/osal_proc.h"
 #include "unit.h"
 
 struct blocked {

@@ -1,0 +1,172 @@
+/* CLK-P-DUR: gaps seen by a pinned SCHED_FIFO thread reading the clock in
+ * a tight loop: time the kernel took from it (tick, interrupts, softirqs). */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "rtg/clock.h"
+#include "rtg/osal.h"
+#include "rtg/test.h"
+#include "rtg/tmr_calc.h"
+
+#define MAX_KEPT 1000000 /* gaps kept (time, duration) for the tick analysis */
+#define TICK_MIN_NS 900000ull   /* HZ up to ~1100 */
+#define TICK_MAX_NS 10500000ull /* HZ down to ~95 */
+#define TICK_BIN_NS 20000ull
+#define TICK_TOL_NS 10000ull /* a tick gap: another one period +- this away */
+
+static int run(struct rtg_ctx *ctx)
+{
+    uint64_t loop_ns = (uint64_t)rtg_opt_int(ctx, "duration_ms") * 1000000u;
+    uint64_t burst_ns = (uint64_t)rtg_opt_int(ctx, "burst_ms") * 1000000u;
+    uint64_t pause_ns = (uint64_t)rtg_opt_int(ctx, "pause_ms") * 1000000u;
+    uint64_t thr_ns = (uint64_t)rtg_opt_int(ctx, "threshold_ns");
+    uint64_t throttle_ns = (uint64_t)rtg_opt_int(ctx, "throttle_ms") * 1000000u;
+    double tick_ns = rtg_clock_g.ns_per_tick > 0 ? rtg_clock_g.ns_per_tick : 1.0;
+    uint64_t thr_ticks = (uint64_t)((double)thr_ns / tick_ns);
+    uint64_t burst_ticks = (uint64_t)((double)burst_ns / tick_ns);
+
+    struct rtg_metric *all = rtg_metric_new(ctx, "clock.gap.loop");
+    struct rtg_metric *tick = rtg_metric_new(ctx, "clock.gap.tick");
+    struct rtg_metric *other = rtg_metric_new(ctx, "clock.gap.other");
+    struct rtg_metric *thr = rtg_metric_new(ctx, "clock.gap.throttled");
+    uint64_t *at = malloc(MAX_KEPT * sizeof *at);     /* ns since the first read */
+    uint64_t *dur = malloc(MAX_KEPT * sizeof *dur);   /* ns */
+    uint64_t *when = malloc(MAX_KEPT * sizeof *when); /* ns since the test started */
+    bool *is_tick = malloc(MAX_KEPT * sizeof *is_tick);
+    if (!all || !tick || !other || !thr || !at || !dur || !when || !is_tick) {
+        free(at);
+        free(dur);
+        free(when);
+        free(is_tick);
+        return rtg_fail_error(ctx, "out of memory");
+    }
+    if (!rtg_rt_ok(ctx))
+        rtg_note(ctx, "SCHED_OTHER: gaps include other tasks' time slices, not only the kernel's");
+
+    uint64_t loop_ticks_total = 0, floor_ticks = UINT64_MAX, bursts = 0, lost = 0;
+    size_t n = 0;
+    uint64_t origin = rtg_clock_ticks();
+    while (!rtg_stop_requested()) {
+        uint64_t done_ns = (uint64_t)((double)loop_ticks_total * tick_ns);
+        if (done_ns >= loop_ns)
+            break;
+        uint64_t this_ticks = burst_ticks;
+        if (loop_ns - done_ns < burst_ns)
+            this_ticks = (uint64_t)((double)(loop_ns - done_ns) / tick_ns);
+        uint64_t first = rtg_clock_ticks();
+        uint64_t end = first + this_ticks, prev = first, t = first;
+        unsigned k = 0;
+        for (;;) {
+            t = rtg_clock_ticks();
+            uint64_t d = t - prev;
+            if (d < floor_ticks)
+                floor_ticks = d;
+            if (d > thr_ticks) {
+                uint64_t ns = rtg_clock_delta_ns(prev, t);
+                uint64_t now = rtg_test_elapsed_ns(ctx);
+                if (rtg_gap_classify(ns, thr_ns, throttle_ns) == RTG_GAP_THROTTLE) {
+                    rtg_metric_add(thr, ns, now);
+                } else if (n < MAX_KEPT) {
+                    at[n] = rtg_clock_delta_ns(origin, prev);
+                    dur[n] = ns;
+                    when[n++] = now;
+                } else {
+                    lost++;
+                }
+                t = rtg_clock_ticks(); /* the bookkeeping is not a gap */
+            }
+            prev = t;
+            if (t >= end)
+                break;
+            if (++k == 4096) {
+                k = 0;
+                if (rtg_stop_requested())
+                    break;
+            }
+        }
+        loop_ticks_total += t - first;
+        bursts++;
+        rtg_sleep_ns(pause_ns); /* well inside the RT budget: no throttling */
+    }
+
+    /* The tick: the periodic component of the gap times. */
+    struct rtg_tick_peak why;
+    uint64_t period = rtg_tick_period(at, n, TICK_MIN_NS, TICK_MAX_NS, TICK_BIN_NS, &why);
+    size_t ticks = rtg_tick_mark(at, n, period, TICK_TOL_NS, is_tick);
+    for (size_t i = 0; i < n; i++) {
+        rtg_metric_add(all, dur[i], when[i]);
+        rtg_metric_add(is_tick[i] ? tick : other, dur[i], when[i]);
+    }
+    double loop_s = (double)loop_ticks_total * tick_ns / 1e9;
+    struct rtg_json *info = rtg_info(ctx);
+    rtg_json_kint(info, "cpu", rtg_cpu_at(ctx, 0));
+    rtg_json_knum(info, "loop_time_ms", loop_s * 1e3);
+    rtg_json_kuint(info, "bursts", bursts);
+    rtg_json_kuint(info, "threshold_ns", thr_ns);
+    rtg_json_knum(info, "loop_floor_ns", floor_ticks == UINT64_MAX ? 0 : (double)floor_ticks * tick_ns);
+    rtg_json_kuint(info, "gaps", all->stats.count);
+    rtg_json_knum(info, "gaps_per_s", loop_s > 0 ? (double)all->stats.count / loop_s : 0);
+    rtg_json_knum(info, "gap_time_fraction",
+                  loop_s > 0 ? all->stats.mean * (double)all->stats.count / (loop_s * 1e9) : 0);
+    if (period) {
+        rtg_json_kuint(info, "tick_period_ns", period);
+        rtg_json_knum(info, "tick_hz", 1e9 / (double)period);
+    } else {
+        rtg_json_knull(info, "tick_period_ns");
+        rtg_json_knull(info, "tick_hz");
+    }
+    rtg_json_key(info, "tick_search");
+    rtg_json_obj_begin(info);
+    rtg_json_kuint(info, "peak_pairs", why.peak);
+    rtg_json_kuint(info, "peak_at_ns", why.peak_at_ns);
+    rtg_json_kuint(info, "background_pairs", why.median);
+    rtg_json_obj_end(info);
+    rtg_json_kuint(info, "tick_gaps", ticks);
+    rtg_json_knum(info, "tick_gaps_per_s", loop_s > 0 ? (double)ticks / loop_s : 0);
+    rtg_json_kuint(info, "throttle_gaps", thr->stats.count);
+    rtg_json_kuint(info, "throttle_threshold_ns", throttle_ns);
+    if (lost)
+        rtg_json_kuint(info, "gaps_not_kept", lost);
+    if (thr->stats.count)
+        rtg_note(ctx, "%llu gap(s) of %llu ms or more: RT throttling or a stalled virtual CPU, "
+                      "reported apart (clock.gap.throttled)",
+                 (unsigned long long)thr->stats.count, (unsigned long long)(throttle_ns / 1000000u));
+    if (!period)
+        rtg_note(ctx, "no periodic component among the gaps: no tick on this CPU (nohz_full?) or "
+                      "too few gaps");
+    free(at);
+    free(dur);
+    free(when);
+    free(is_tick);
+    return 0;
+}
+
+static double bound(const struct rtg_ctx *ctx)
+{
+    double loop = (double)rtg_opt_int(ctx, "duration_ms");
+    double burst = (double)rtg_opt_int(ctx, "burst_ms");
+    double pause = (double)rtg_opt_int(ctx, "pause_ms");
+    return (loop + (loop / burst + 1) * pause) / 1000.0 * 1.5 + 10.0;
+}
+
+static const struct rtg_option options[] = {
+    {"duration_ms", RTG_OPT_INT, 5000, 600, 100, 3600000, NULL, RTG_OPT_SCALED,
+     "total time spent in the clock-reading loop"},
+    {"burst_ms", RTG_OPT_INT, 200, 0, 10, 500, NULL, 0,
+     "length of one busy burst (kept well under the 950 ms RT budget)"},
+    {"pause_ms", RTG_OPT_INT, 50, 0, 10, 1000, NULL, 0, "sleep between bursts"},
+    {"threshold_ns", RTG_OPT_INT, 1000, 0, 20, 1000000, NULL, 0,
+     "a step of the clock above this is a gap"},
+    {"throttle_ms", RTG_OPT_INT, 30, 0, 1, 1000, NULL, 0,
+     "gaps at least this long are counted apart, as RT throttling"},
+};
+
+const struct rtg_test_desc rtg_test_clk_p_dur = {
+    .id = "CLK-P-DUR",
+    .source = __FILE__,
+    .title = "Clock tick (periodic interrupt) processing duration",
+    .kind = 'P',
+    .options = RTG_OPTIONS(options),
+    .run = run,
+    .bound_s = bound,
+};

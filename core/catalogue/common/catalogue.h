@@ -1,0 +1,56 @@
+/* Helpers shared by the catalogue's families, written once: time
+ * constants, the test threads' stack size and attributes, an event log
+ * with time stamps, bounded busy waits. Only OSAL and public calls. */
+#ifndef RTG_CATALOGUE_COMMON_H
+#define RTG_CATALOGUE_COMMON_H
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "rtg/json.h"
+#include "rtg/osal.h"
+#include "rtg/test.h"
+
+#define NS_PER_US 1000ull
+#define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
+
+/* Stack of every thread a test creates: the tests' threads are small. */
+#define RTG_TEST_STACK (64 * 1024)
+
+/* A test thread on the test's first CPU (--cpus) with that policy and
+ * priority (0 for RTG_SCHED_OTHER). */
+struct rtg_thread_attr rtg_attr_at(const struct rtg_ctx *ctx, enum rtg_policy pol, int prio);
+/* SCHED_FIFO when the test obtained it, SCHED_OTHER otherwise (the
+ * test's notes say so). */
+enum rtg_policy rtg_rt_policy(const struct rtg_ctx *ctx);
+
+/* Who ran when: one letter per event, its clock ticks beside it. */
+#define RTG_EV_MAX 15
+struct rtg_evlog {
+    char ev[RTG_EV_MAX + 1]; /* NUL-terminated */
+    uint64_t t[RTG_EV_MAX];
+    atomic_int n;
+};
+void rtg_ev_reset(struct rtg_evlog *l);
+/* Thread-safe; events past RTG_EV_MAX are counted, not kept. */
+void rtg_ev_add(struct rtg_evlog *l, char c);
+/* {"events": "crbn", "t_ns": [0, ...]}, times relative to the first event. */
+void rtg_ev_json(struct rtg_json *j, const struct rtg_evlog *l);
+
+/* Busy until rtg_mono_ns() reaches the deadline / for ns nanoseconds, or
+ * until the test is asked to stop (a spinning thread stays bounded). */
+void rtg_spin_until(uint64_t mono_deadline_ns);
+void rtg_spin_ns(uint64_t ns);
+
+/* RT throttling (sched_rt_runtime_us) would cut a 50 ms hole into a long
+ * SCHED_FIFO busy phase: a busy loop calls rtg_breathe() between two
+ * measurements and pauses 20 ms after every 200 ms. every > 1 reads the
+ * clock only every that many calls (cheap in tight loops). */
+struct rtg_breather {
+    unsigned every;
+    unsigned calls;
+    uint64_t since;
+};
+void rtg_breathe(struct rtg_breather *b);
+
+#endif

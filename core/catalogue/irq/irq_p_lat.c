@@ -1,0 +1,188 @@
+/* IRQ-P-LAT: interrupt service response (timer expiry -> its signal
+ * handler runs) and interrupt task response (expiry -> a blocked
+ * higher-priority task, posted by that handler, runs). */
+#include <errno.h>
+#include <string.h>
+
+#include "rtg/osal.h"
+#include "rtg/osal_timer.h"
+#include "rtg/test.h"
+#include "common/catalogue.h"
+
+#define RING 256
+
+struct entry {
+    uint64_t expiry, handler_ns;
+};
+
+struct irq_run {
+    struct rtg_ctx *ctx;
+    struct rtg_timer *timer;
+    uint64_t start_ns, period_ns, n;
+    uint64_t index;            /* handler: index of the latest expiry handled */
+    volatile uint64_t seq;     /* handler: entries written */
+    struct entry ring[RING];
+    rtg_sem_t sem;
+    volatile int done;
+    uint64_t overruns;
+    int error;
+    struct rtg_metric *service, *task;
+    uint64_t read_seq, lost;
+};
+
+/* The "interrupt handler": async-signal-safe (clock read, sem_post). */
+static void on_expiry(void *arg)
+{
+    struct irq_run *r = arg;
+    uint64_t now = rtg_mono_ns();
+    int ov = rtg_timer_overrun(r->timer);
+    r->index += 1 + (uint64_t)ov;
+    r->overruns += (uint64_t)ov;
+    struct entry *e = &r->ring[r->seq % RING];
+    e->expiry = r->start_ns + (r->index - 1) * r->period_ns;
+    e->handler_ns = now;
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+    rtg_sem_post(&r->sem);
+}
+
+static void *handler_thread(void *arg)
+{
+    struct irq_run *r = arg;
+    int rc = rtg_timer_create(&r->timer, RTG_TIMER_HANDLER, on_expiry, r);
+    if (!rc)
+        rc = rtg_timer_arm(r->timer, r->start_ns, r->period_ns);
+    if (rc) {
+        r->error = rc;
+        r->done = 1;
+        rtg_timer_delete(r->timer);
+        r->timer = NULL;
+        return NULL;
+    }
+    uint64_t limit = r->start_ns + 2 * r->n * r->period_ns + 1000000000u;
+    /* The handler runs on this thread, interrupting its sleep. */
+    while (__atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) < r->n && !rtg_stop_requested() &&
+           rtg_mono_ns() < limit)
+        rtg_sleep_until_intr(rtg_mono_ns() + 100000000u);
+    rtg_timer_delete(r->timer); /* disarmed before the flag: no late handler */
+    r->timer = NULL;
+    r->done = 1;
+    rtg_sem_post(&r->sem);
+    return NULL;
+}
+
+static void *task_thread(void *arg)
+{
+    struct irq_run *r = arg;
+    for (;;) {
+        int rc = rtg_sem_wait_until(&r->sem, rtg_mono_ns() + 200000000u);
+        uint64_t now = rtg_mono_ns();
+        if (rc == 0) {
+            uint64_t seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+            if (seq - r->read_seq > RING) {
+                r->lost += seq - r->read_seq - RING;
+                r->read_seq = seq - RING;
+            }
+            /* the newest entry is the one that woke us: task response */
+            for (; r->read_seq < seq; r->read_seq++) {
+                const struct entry *e = &r->ring[r->read_seq % RING];
+                uint64_t at = rtg_test_elapsed_ns(r->ctx);
+                rtg_metric_add(r->service, e->handler_ns > e->expiry ? e->handler_ns - e->expiry : 0, at);
+                if (r->read_seq + 1 == seq)
+                    rtg_metric_add(r->task, now > e->expiry ? now - e->expiry : 0, at);
+            }
+        }
+        if (r->done && rc != 0)
+            break;
+        if (r->done && __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) == r->read_seq)
+            break;
+    }
+    return NULL;
+}
+
+static int run(struct rtg_ctx *ctx)
+{
+    static struct irq_run r; /* ring and state outlive no thread: joined below */
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx;
+    r.period_ns = (uint64_t)rtg_opt_int(ctx, "period_us") * 1000u;
+    r.n = (uint64_t)rtg_opt_int(ctx, "duration_ms") * 1000000u / r.period_ns;
+    r.service = rtg_metric_new(ctx, "irq.service.signal_handler");
+    r.task = rtg_metric_new(ctx, "irq.task.sem_post_wake");
+    if (!r.service || !r.task)
+        return rtg_fail_error(ctx, "out of memory");
+    int rc = rtg_sem_init(&r.sem, 0);
+    if (rc)
+        return rtg_fail_error(ctx, "sem_init: %s", strerror(rc));
+
+    char why[256];
+    bool timerlat = rtg_timerlat_available(why, sizeof why);
+    struct rtg_json *info = rtg_info(ctx);
+    rtg_json_key(info, "kernel_irq_figure");
+    rtg_json_obj_begin(info);
+    rtg_json_kbool(info, "timerlat_available", timerlat);
+    rtg_json_kstr(info, "why", why);
+    rtg_json_kbool(info, "reported", false);
+    rtg_json_obj_end(info);
+    if (timerlat)
+        rtg_note(ctx, "the kernel's timerlat tracer is available but this probe does not read it "
+                      "yet: user-space figures only");
+    else
+        rtg_note(ctx, "no kernel IRQ-context figure (%s): user-space figures only", why);
+
+    bool rt = rtg_rt_ok(ctx);
+    int prio = rtg_prio(ctx);
+    int cpu = rtg_cpu_at(ctx, 0);
+    struct rtg_thread_attr ta = {.policy = rt ? RTG_SCHED_FIFO : RTG_SCHED_OTHER, .prio = prio,
+                                 .cpu = cpu, .stack_size = RTG_TEST_STACK};
+    struct rtg_thread_attr ha = ta;
+    ha.prio = prio > 1 ? prio - 1 : prio; /* the interrupted context, below the task */
+    rtg_thread_t th, tt;
+    r.start_ns = rtg_mono_ns() + 20000000u; /* both threads are waiting by then */
+    rc = rtg_thread_create(&tt, &ta, task_thread, &r);
+    if (rc) {
+        rtg_sem_destroy(&r.sem);
+        return rtg_fail_error(ctx, "cannot start the task thread: %s", strerror(rc));
+    }
+    rc = rtg_thread_create(&th, &ha, handler_thread, &r);
+    if (rc) {
+        r.done = 1;
+        rtg_sem_post(&r.sem);
+        rtg_thread_join(tt, NULL);
+        rtg_sem_destroy(&r.sem);
+        return rtg_fail_error(ctx, "cannot start the handler thread: %s", strerror(rc));
+    }
+    rtg_thread_join(th, NULL);
+    rtg_thread_join(tt, NULL);
+    rtg_sem_destroy(&r.sem);
+
+    rtg_json_kuint(info, "expirations", r.seq);
+    rtg_json_kuint(info, "overruns", r.overruns);
+    rtg_json_kuint(info, "entries_lost", r.lost);
+    rtg_json_kstr(info, "handler_thread", "same CPU, one priority level below the task, asleep "
+                                          "in clock_nanosleep when the signal comes");
+    if (r.error)
+        return rtg_fail_error(ctx, "POSIX timer with a signal handler: %s", strerror(r.error));
+    return 0;
+}
+
+static double bound(const struct rtg_ctx *ctx)
+{
+    return (double)rtg_opt_int(ctx, "duration_ms") / 1000.0 * 2.0 + 10.0;
+}
+
+static const struct rtg_option options[] = {
+    {"period_us", RTG_OPT_INT, 1000, 0, 50, 1000000, NULL, 0, "timer period"},
+    {"duration_ms", RTG_OPT_INT, 5000, 1000, 100, 3600000, NULL, RTG_OPT_SCALED,
+     "how long to measure"},
+};
+
+const struct rtg_test_desc rtg_test_irq_p_lat = {
+    .id = "IRQ-P-LAT",
+    .source = __FILE__,
+    .needs = RTG_OFFERS_TIMERS | RTG_OFFERS_SIGNALS,
+    .title = "Interrupt service and task response (timer expiry)",
+    .kind = 'P',
+    .options = RTG_OPTIONS(options),
+    .run = run,
+    .bound_s = bound,
+};

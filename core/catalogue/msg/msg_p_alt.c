@@ -1,0 +1,29 @@
+/* MSG-P-ALT: two tasks alternating, each blocked on its own queue, per
+ * mechanism and size (msg_common.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtg/clock.h"
+#include "rtg/msg_verdicts.h"
+#include "rtg/osal.h"
+#include "rtg/osal_msg.h"
+#include "rtg/test.h"
+#include "common/catalogue.h"
+
+#include "msg_common.h"
+
+static int run_alt(struct rtg_ctx *ctx) { return rtg_msg_run_all(ctx, MODE_ALT); }
+
+const struct rtg_test_desc rtg_test_msg_p_alt = {
+    .id = "MSG-P-ALT",
+    .source = __FILE__,
+    .needs = RTG_OFFERS_MSG_QUEUES,
+    .title = "Two tasks alternating, each blocked on its own queue",
+    .kind = 'P',
+    .options = RTG_OPTIONS(rtg_msg_x_options),
+    .run = run_alt,
+    .bound_s = rtg_msg_bound_x,
+};

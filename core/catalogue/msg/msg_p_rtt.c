@@ -1,0 +1,29 @@
+/* MSG-P-RTT: request / reply round trip, per mechanism and size
+ * (msg_common.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtg/clock.h"
+#include "rtg/msg_verdicts.h"
+#include "rtg/osal.h"
+#include "rtg/osal_msg.h"
+#include "rtg/test.h"
+#include "common/catalogue.h"
+
+#include "msg_common.h"
+
+static int run_rtt(struct rtg_ctx *ctx) { return rtg_msg_run_all(ctx, MODE_RTT); }
+
+const struct rtg_test_desc rtg_test_msg_p_rtt = {
+    .id = "MSG-P-RTT",
+    .source = __FILE__,
+    .needs = RTG_OFFERS_MSG_QUEUES,
+    .title = "Message request/reply round trip",
+    .kind = 'P',
+    .options = RTG_OPTIONS(rtg_msg_x_options),
+    .run = run_rtt,
+    .bound_s = rtg_msg_bound_x,
+};

@@ -1,0 +1,180 @@
+/* THR-P-SLS: switch between same-priority threads (N = 2, 10, 128, 1000),
+ * all on one CPU. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtg/clock.h"
+#include "rtg/load.h"
+#include "rtg/osal.h"
+#include "rtg/test.h"
+#include "common/catalogue.h"
+#include "thr_perf.h"
+
+struct sls_state {
+    volatile uint64_t last;   /* ticks just before the last yield */
+    volatile int last_owner;  /* who wrote it; -1: invalid (a thread exited) */
+    uint64_t *samples;
+    atomic_size_t n_samples;
+    size_t cap;
+    int rounds, n;
+    rtg_sem_t go, done;
+    atomic_int abort, finished;
+};
+
+struct sls_arg {
+    struct sls_state *st;
+    int id;
+};
+
+static void *sls_worker(void *arg)
+{
+    struct sls_arg *a = arg;
+    struct sls_state *st = a->st;
+    if (rtg_sem_wait_until(&st->go, rtg_mono_ns() + SEM_TIMEOUT_NS) || atomic_load(&st->abort))
+        goto out;
+    for (int r = 0; r < st->rounds && !rtg_stop_requested(); r++) {
+        st->last_owner = a->id;
+        st->last = rtg_clock_ticks();
+        rtg_thread_yield();
+        uint64_t now = rtg_clock_ticks();
+        int owner = st->last_owner;
+        if (owner >= 0 && owner != a->id) {
+            size_t i = atomic_fetch_add(&st->n_samples, 1);
+            if (i < st->cap)
+                st->samples[i] = rtg_clock_delta_ns(st->last, now);
+        }
+    }
+out:
+    st->last_owner = -1; /* the switch after an exit is not a yield */
+    if (atomic_fetch_add(&st->finished, 1) + 1 == st->n)
+        rtg_sem_post(&st->done);
+    return NULL;
+}
+
+static int sls_one(struct rtg_ctx *ctx, int n, int64_t switches, struct rtg_metric *m,
+                   int *created)
+{
+    struct sls_state st = {0};
+    st.n = n;
+    st.rounds = (int)(switches / n);
+    if (st.rounds < 3)
+        st.rounds = 3;
+    st.cap = (size_t)st.rounds * (size_t)n;
+    st.last_owner = -1;
+    st.samples = malloc(st.cap * sizeof *st.samples);
+    rtg_thread_t *t = malloc((size_t)n * sizeof *t);
+    struct sls_arg *args = malloc((size_t)n * sizeof *args);
+    int rc = (!st.samples || !t || !args) ? ENOMEM : 0;
+    if (!rc)
+        rc = rtg_sem_init(&st.go, 0);
+    if (!rc)
+        rc = rtg_sem_init(&st.done, 0);
+    atomic_init(&st.n_samples, 0);
+    atomic_init(&st.abort, 0);
+    atomic_init(&st.finished, 0);
+    int k = 0;
+    for (; !rc && k < n; k++) {
+        args[k] = (struct sls_arg){&st, k};
+        rc = rtg_thr_spawn(ctx, &t[k], rtg_prio(ctx) - 1, sls_worker, &args[k]);
+        if (rc)
+            break;
+    }
+    *created = k;
+    if (rc) {
+        atomic_store(&st.abort, 1);
+        st.n = k;
+    }
+    /* All exist: open the gate. Under SCHED_FIFO none has run yet (this
+     * thread is above them); they start when it blocks. */
+    for (int i = 0; i < k; i++)
+        rtg_sem_post(&st.go);
+    if (k)
+        rtg_sem_wait_until(&st.done, rtg_mono_ns() + SEM_TIMEOUT_NS + 10000 * NS_PER_MS);
+    for (int i = 0; i < k; i++)
+        rtg_thread_join(t[i], NULL);
+    if (!rc) {
+        size_t ns = atomic_load(&st.n_samples);
+        if (ns > st.cap)
+            ns = st.cap;
+        uint64_t at = rtg_test_elapsed_ns(ctx);
+        for (size_t i = 0; i < ns; i++)
+            rtg_metric_add(m, st.samples[i], at);
+    }
+    if (st.samples) {
+        rtg_sem_destroy(&st.go);
+        rtg_sem_destroy(&st.done);
+    }
+    free(st.samples);
+    free(t);
+    free(args);
+    return rc;
+}
+
+static int sls_run(struct rtg_ctx *ctx)
+{
+    int rc;
+    if (!rtg_thr_need_levels(ctx, 1, &rc))
+        return rc;
+    rtg_thr_note_no_rt(ctx);
+    static const int sizes[] = {2, 10, 128, 1000};
+    int64_t switches = rtg_opt_int(ctx, "switches");
+    int64_t max_n = rtg_opt_int(ctx, "max_threads");
+    struct rtg_json *info = rtg_info(ctx);
+    rtg_json_key(info, "rounds");
+    rtg_json_arr_begin(info);
+    int err_n = 0, created = 0;
+    rc = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !rtg_stop_requested(); i++) {
+        int n = sizes[i];
+        if (n > max_n) {
+            rtg_note(ctx, "N = %d skipped (max_threads %lld)", n, (long long)max_n);
+            continue;
+        }
+        struct rtg_metric *m = rtg_metric_new(ctx, "thread.switch.yield.n%d", n);
+        if (!m) {
+            rc = ENOMEM;
+            break;
+        }
+        rtg_thr_params_int(m, "threads", n);
+        rtg_json_int(info, switches / n < 3 ? 3 : switches / n);
+        rc = sls_one(ctx, n, switches, m, &created);
+        if (rc) {
+            err_n = n;
+            break;
+        }
+    }
+    rtg_json_arr_end(info);
+    rtg_json_kint(info, "stack_bytes", RTG_TEST_STACK);
+    if (rc == ENOMEM && !err_n)
+        return rtg_fail_error(ctx, "out of memory");
+    if (rc)
+        return rtg_fail_error(ctx, "N = %d: could create only %d threads: %s", err_n, created,
+                              strerror(rc));
+    return 0;
+}
+
+static double sls_bound(const struct rtg_ctx *ctx)
+{
+    return 10.0 + (double)rtg_opt_int(ctx, "switches") * 4 * 2e-5;
+}
+
+static const struct rtg_option sls_options[] = {
+    {"switches", RTG_OPT_INT, 20000, 3000, 100, 10000000, NULL, RTG_OPT_SCALED,
+     "switches measured per N (at least 3 rounds of every thread)"},
+    {"max_threads", RTG_OPT_INT, 1000, 0, 2, 1000, NULL, 0,
+     "largest N run (N = 2, 10, 128, 1000)"},
+};
+
+const struct rtg_test_desc rtg_test_thr_p_sls = {
+    .id = "THR-P-SLS",
+    .source = __FILE__,
+    .title = "Switch between same-priority threads (sched_yield), N = 2, 10, 128, 1000",
+    .kind = 'P',
+    .options = RTG_OPTIONS(sls_options),
+    .run = sls_run,
+    .bound_s = sls_bound,
+};

@@ -1,0 +1,448 @@
+/* System facts on Linux (rtg/osal_sys.h): /proc, /sys, cpuid,
+ * /proc/config.gz, the measured HZ. Every field the probe cannot read is
+ * null: never a guess. */
+#define _GNU_SOURCE
+#include "rtg/osal_sys.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rtg/clock.h"
+#include "rtg/osal.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+/* First line of a file, trimmed; false if unreadable. */
+static bool read_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)n, f) != NULL;
+    fclose(f);
+    if (!ok) {
+        buf[0] = '\0';
+        return true; /* readable but empty */
+    }
+    size_t l = strlen(buf);
+    while (l && isspace((unsigned char)buf[l - 1]))
+        buf[--l] = '\0';
+    return true;
+}
+
+static void kfile(struct rtg_json *j, const char *key, const char *path)
+{
+    char buf[1024];
+    if (read_line(path, buf, sizeof buf))
+        rtg_json_kstr(j, key, buf);
+    else
+        rtg_json_knull(j, key);
+}
+
+static void kfile_int(struct rtg_json *j, const char *key, const char *path)
+{
+    char buf[64], *end;
+    if (read_line(path, buf, sizeof buf)) {
+        long long v = strtoll(buf, &end, 10);
+        if (end != buf) {
+            rtg_json_kint(j, key, v);
+            return;
+        }
+    }
+    rtg_json_knull(j, key);
+}
+
+/* Value of "key: value" in /proc/cpuinfo-like files. */
+static bool find_field(const char *path, const char *key, char *out, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[1024];
+    bool found = false;
+    size_t kl = strlen(key);
+    while (!found && fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, kl) != 0)
+            continue;
+        char *c = strchr(line, ':');
+        if (!c)
+            continue;
+        c++;
+        while (*c == ' ' || *c == '\t')
+            c++;
+        snprintf(out, n, "%s", c);
+        size_t l = strlen(out);
+        while (l && isspace((unsigned char)out[l - 1]))
+            out[--l] = '\0';
+        found = true;
+    }
+    fclose(f);
+    return found;
+}
+
+bool rtg_sys_cpu_flag(const char *flag)
+{
+    char flags[4096];
+    if (!find_field("/proc/cpuinfo", "flags", flags, sizeof flags))
+        return false;
+    size_t fl = strlen(flag);
+    for (const char *p = strstr(flags, flag); p; p = strstr(p + 1, flag))
+        if ((p == flags || p[-1] == ' ') && (p[fl] == ' ' || p[fl] == '\0'))
+            return true;
+    return false;
+}
+
+static bool os_pretty_name(char *out, size_t n)
+{
+    if (!find_field("/etc/os-release", "PRETTY_NAME", out, n)) {
+        FILE *f = fopen("/etc/os-release", "r");
+        char line[512];
+        bool ok = false;
+        if (!f)
+            return false;
+        while (!ok && fgets(line, sizeof line, f)) {
+            if (strncmp(line, "PRETTY_NAME=", 12) == 0) {
+                char *v = line + 12;
+                if (*v == '"')
+                    v++;
+                size_t l = strlen(v);
+                while (l && (v[l - 1] == '\n' || v[l - 1] == '"'))
+                    v[--l] = '\0';
+                snprintf(out, n, "%s", v);
+                ok = true;
+            }
+        }
+        fclose(f);
+        return ok;
+    }
+    return true;
+}
+
+/* CONFIG_<key>'s value from the kernel's build configuration: the plain
+ * /boot/config-<release>, else /proc/config.gz through gzip when the
+ * target has it. */
+static bool kconfig(const char *release, const char *key, char *out, size_t n)
+{
+    char path[512], line[512], want[128];
+    snprintf(path, sizeof path, "/boot/config-%s", release);
+    snprintf(want, sizeof want, "CONFIG_%s=", key);
+    FILE *f = fopen(path, "r");
+    bool piped = false;
+    if (!f && access("/proc/config.gz", R_OK) == 0) {
+        f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+        piped = f != NULL;
+    }
+    if (!f)
+        return false;
+    bool found = false;
+    while (fgets(line, sizeof line, f)) {
+        if (!found && strncmp(line, want, strlen(want)) == 0) {
+            snprintf(out, n, "%s", line + strlen(want));
+            out[strcspn(out, "\n")] = '\0';
+            found = true;
+        }
+    }
+    if (piped)
+        pclose(f);
+    else
+        fclose(f);
+    return found;
+}
+
+static bool has_word(const char *s, const char *word)
+{
+    size_t l = strlen(word);
+    for (const char *p = strstr(s, word); p; p = strstr(p + 1, word))
+        if ((p == s || p[-1] == ' ') && (p[l] == ' ' || p[l] == '\0'))
+            return true;
+    return false;
+}
+
+static const char *const preempt_names[] = {"none", "voluntary", "full", "lazy"};
+
+/* Preemption model: /sys/kernel/realtime, then debugfs (the current
+ * model is the one in parentheses), then preempt= on the command line,
+ * then the kernel configuration; null when none of them tells. */
+static void preempt_model(struct rtg_json *j, const struct utsname *u)
+{
+    char buf[4096];
+    const char *model = NULL, *source = NULL;
+    bool dynamic = has_word(u->version, "PREEMPT_DYNAMIC");
+    if (read_line("/sys/kernel/realtime", buf, sizeof buf) && strcmp(buf, "1") == 0) {
+        model = "rt";
+        source = "/sys/kernel/realtime";
+    } else if (has_word(u->version, "PREEMPT_RT")) {
+        model = "rt";
+        source = "uname -v";
+    } else if (read_line("/sys/kernel/debug/sched/preempt", buf, sizeof buf)) {
+        for (size_t i = 0; i < 4; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "(%s)", preempt_names[i]);
+            if (strstr(buf, want)) {
+                model = preempt_names[i];
+                source = "/sys/kernel/debug/sched/preempt";
+            }
+        }
+    }
+    if (!model && dynamic && read_line("/proc/cmdline", buf, sizeof buf)) {
+        for (size_t i = 0; i < 4; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "preempt=%s", preempt_names[i]);
+            if (has_word(buf, want)) {
+                model = preempt_names[i];
+                source = "preempt= on /proc/cmdline";
+            }
+        }
+    }
+    if (!model) {
+        static const char *const keys[] = {"PREEMPT_NONE", "PREEMPT_VOLUNTARY", "PREEMPT", "PREEMPT_LAZY"};
+        for (size_t i = 0; i < 4 && !model; i++)
+            if (kconfig(u->release, keys[i], buf, sizeof buf) && strcmp(buf, "y") == 0) {
+                model = preempt_names[i];
+                source = dynamic ? "kernel config (PREEMPT_DYNAMIC default)" : "kernel config";
+            }
+    }
+    if (!model && !dynamic && has_word(u->version, "PREEMPT")) {
+        model = "full";
+        source = "uname -v";
+    }
+    rtg_json_kstr(j, "preempt_model", model);
+    rtg_json_kbool(j, "preempt_dynamic", dynamic);
+    rtg_json_kstr(j, "preempt_source", source);
+    if (read_line("/sys/kernel/realtime", buf, sizeof buf))
+        rtg_json_kbool(j, "realtime", strcmp(buf, "1") == 0);
+    else
+        rtg_json_kbool(j, "realtime", model && strcmp(model, "rt") == 0);
+    if (kconfig(u->release, "HZ", buf, sizeof buf))
+        rtg_json_kint(j, "hz_config", atoi(buf));
+    else
+        rtg_json_knull(j, "hz_config");
+}
+
+/* Ticks per second on a busy CPU, from the local timer interrupt count
+ * in /proc/interrupts (x86 "LOC", Arm "arch_timer"), over 200 ms. */
+static long long timer_irqs(int cpu)
+{
+    FILE *f = fopen("/proc/interrupts", "r");
+    if (!f)
+        return -1;
+    char line[8192];
+    long long result = -1;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line;
+        while (*p == ' ')
+            p++;
+        bool loc = strncmp(p, "LOC:", 4) == 0;
+        bool arch = strstr(line, "arch_timer") != NULL;
+        if (!loc && !arch)
+            continue;
+        p = strchr(p, ':') + 1;
+        long long v = -1;
+        for (int c = 0; c <= cpu; c++) {
+            char *end;
+            v = strtoll(p, &end, 10);
+            if (end == p) {
+                v = -1;
+                break;
+            }
+            p = end;
+        }
+        result = v;
+        if (loc)
+            break;
+    }
+    fclose(f);
+    return result;
+}
+
+static double measure_hz(int cpu)
+{
+    cpu_set_t old, one;
+    if (sched_getaffinity(0, sizeof old, &old))
+        return -1;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one))
+        return -1;
+    long long a = timer_irqs(cpu);
+    uint64_t t0 = rtg_mono_ns(), t1;
+    volatile uint64_t spin = 0;
+    while ((t1 = rtg_mono_ns()) - t0 < 200000000u) /* busy: keeps the tick on */
+        spin++;
+    long long b = timer_irqs(cpu);
+    sched_setaffinity(0, sizeof old, &old);
+    if (a < 0 || b < a)
+        return -1;
+    return (double)(b - a) * 1e9 / (double)(t1 - t0);
+}
+
+static void cpu_model(char *out, size_t n)
+{
+    if (find_field("/proc/cpuinfo", "model name", out, n))
+        return;
+    if (find_field("/proc/cpuinfo", "Model", out, n))
+        return;
+    if (find_field("/proc/cpuinfo", "CPU part", out, n))
+        return;
+    out[0] = '\0';
+}
+
+bool rtg_sys_virtualized(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 31)))
+        return true;
+#endif
+    char buf[64];
+    return read_line("/sys/hypervisor/type", buf, sizeof buf) && buf[0];
+}
+
+bool rtg_sys_emulated(void)
+{
+    char vendor[32];
+    rtg_sys_hypervisor_vendor(vendor, sizeof vendor);
+    return strncmp(vendor, "TCGTCGTCGTCG", 12) == 0;
+}
+
+void rtg_sys_hypervisor_vendor(char *out, size_t n)
+{
+    out[0] = '\0';
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 31))) {
+        __cpuid(0x40000000, a, b, c, d);
+        char sig[13];
+        memcpy(sig, &b, 4);
+        memcpy(sig + 4, &c, 4);
+        memcpy(sig + 8, &d, 4);
+        sig[12] = '\0';
+        for (int i = 0; i < 12; i++)
+            if (!isprint((unsigned char)sig[i]))
+                sig[i] = '\0';
+        snprintf(out, n, "%s", sig);
+        return;
+    }
+#endif
+    read_line("/sys/hypervisor/type", out, n);
+}
+
+void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
+{
+    memset(p, 0, sizeof *p);
+    p->euid = (long)geteuid();
+    if (no_rt) {
+        snprintf(p->sched_fifo_reason, sizeof p->sched_fifo_reason, "--no-rt given");
+    } else {
+        enum rtg_policy old_policy;
+        int old_prio, rc;
+        rtg_thread_get_sched(rtg_thread_self(), &old_policy, &old_prio);
+        if ((rc = rtg_thread_set_sched(rtg_thread_self(), RTG_SCHED_FIFO, prio)) == 0) {
+            p->sched_fifo = true;
+            rtg_thread_set_sched(rtg_thread_self(), old_policy, old_prio);
+        } else {
+            snprintf(p->sched_fifo_reason, sizeof p->sched_fifo_reason,
+                     "pthread_setschedparam(SCHED_FIFO, %d): %s", prio, strerror(rc));
+        }
+    }
+    struct rlimit ml;
+    bool small_limit = geteuid() != 0 && getrlimit(RLIMIT_MEMLOCK, &ml) == 0 &&
+                       ml.rlim_cur != RLIM_INFINITY && ml.rlim_cur < (64u << 20);
+    if (small_limit) {
+        /* Locking future pages under a small limit makes thread stacks and
+         * buffers fail to map (EAGAIN): running unlocked loses less. */
+        snprintf(p->mlockall_reason, sizeof p->mlockall_reason,
+                 "RLIMIT_MEMLOCK is %llu KiB, too small to lock the tests' threads and buffers",
+                 (unsigned long long)ml.rlim_cur / 1024);
+    } else {
+        /* Through the OSAL, as the runner will lock: the record says what tests get. */
+        int rc = rtg_lock_memory();
+        p->mlockall = rc == 0;
+        if (p->mlockall)
+            rtg_unlock_memory();
+        else
+            snprintf(p->mlockall_reason, sizeof p->mlockall_reason, "mlockall: %s", strerror(rc));
+    }
+    /* Affinity is tried and given back: the parent itself stays unpinned. */
+    cpu_set_t old;
+    bool saved = sched_getaffinity(0, sizeof old, &old) == 0;
+    p->affinity = rtg_pin_self(cpu) == 0;
+    if (saved)
+        sched_setaffinity(0, sizeof old, &old);
+}
+
+void rtg_sys_emit_host(struct rtg_json *j)
+{
+    struct utsname un, *u = &un;
+    if (uname(u) != 0)
+        memset(u, 0, sizeof *u);
+    char buf[512];
+    rtg_json_key(j, "host");
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "hostname", u->nodename);
+    rtg_json_kstr(j, "os", u->sysname);
+    rtg_json_kstr(j, "os_pretty_name", os_pretty_name(buf, sizeof buf) ? buf : NULL);
+    rtg_json_kstr(j, "release", u->release);
+    rtg_json_kstr(j, "version", u->version);
+    rtg_json_kstr(j, "machine", u->machine);
+    rtg_json_obj_end(j);
+}
+
+void rtg_sys_emit_kernel(struct rtg_json *j, int cpu)
+{
+    struct utsname un, *u = &un;
+    if (uname(u) != 0)
+        memset(u, 0, sizeof *u);
+    char buf[256];
+    rtg_json_key(j, "kernel");
+    rtg_json_obj_begin(j);
+    preempt_model(j, u);
+    double hz = measure_hz(cpu);
+    if (hz >= 0)
+        rtg_json_knum(j, "hz_measured", (double)(long long)(hz + 0.5));
+    else
+        rtg_json_knull(j, "hz_measured");
+    kfile(j, "cmdline", "/proc/cmdline");
+    kfile(j, "isolcpus", "/sys/devices/system/cpu/isolated");
+    /* The kernel prints "(null)" when nohz_full is not set. */
+    if (read_line("/sys/devices/system/cpu/nohz_full", buf, sizeof buf))
+        rtg_json_kstr(j, "nohz_full", strcmp(buf, "(null)") == 0 ? "" : buf);
+    else
+        rtg_json_knull(j, "nohz_full");
+    kfile_int(j, "rt_runtime_us", "/proc/sys/kernel/sched_rt_runtime_us");
+    kfile_int(j, "rt_period_us", "/proc/sys/kernel/sched_rt_period_us");
+    rtg_json_obj_end(j);
+}
+
+void rtg_sys_emit_cpu_facts(struct rtg_json *j)
+{
+    char buf[512];
+    cpu_model(buf, sizeof buf);
+    rtg_json_kstr(j, "model", buf[0] ? buf : NULL);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    rtg_json_kint(j, "online", online > 0 ? online : 1);
+    rtg_json_kint(j, "configured", rtg_cpu_count_configured());
+    kfile(j, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+}
+
+void rtg_sys_emit_clock_facts(struct rtg_json *j)
+{
+    kfile(j, "kernel_clocksource", "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+}
+
+void rtg_sys_emit_warnings(struct rtg_json *j)
+{
+    char gov[64];
+    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov) &&
+        strcmp(gov, "performance") != 0)
+        rtg_json_str(j, "CPU frequency scaling is active (governor is not 'performance')");
+}

@@ -1,0 +1,58 @@
+/* The runner's side of a test: options resolved, results collected.
+ * Tests see it only through rtg/test.h. */
+#ifndef RTG_CTX_H
+#define RTG_CTX_H
+#include <stdbool.h>
+
+#include "rtg_private/config.h"
+#include "rtg/json.h"
+#include "rtg/osal_isolate.h"
+#include "rtg/test.h"
+
+#define RTG_MAX_OPTIONS 24
+
+struct rtg_opt_value {
+    double num;
+    const char *str; /* ENUM: points into the choices copy below */
+    char str_buf[64];
+};
+
+enum rtg_status { RTG_ST_OK, RTG_ST_PASS, RTG_ST_FAIL, RTG_ST_ERROR, RTG_ST_SKIPPED, RTG_ST_INTERRUPTED };
+
+struct rtg_ctx {
+    const struct rtg_test_desc *desc;
+    const struct rtg_config *cfg;
+    struct rtg_opt_value values[RTG_MAX_OPTIONS];
+    bool rt_ok;
+    bool mlock_ok;
+    bool virtualized;
+    uint64_t start_ns;
+    struct rtg_metric **metrics;
+    size_t n_metrics, cap_metrics;
+    struct rtg_json verdicts; /* inside an open array */
+    size_t n_verdicts, n_failed_verdicts;
+    struct rtg_json info;     /* inside an open object */
+    struct rtg_json series;   /* inside an open array */
+    struct rtg_json notes;    /* inside an open array */
+    enum rtg_status forced;   /* set by rtg_fail_error / rtg_skip */
+    char reason[512];
+};
+
+/* Resolves defaults, --quick, --duration-scale and --opt. Returns 0 or 2
+ * with a message naming the bad option. */
+int rtg_ctx_init(struct rtg_ctx *ctx, const struct rtg_test_desc *d, const struct rtg_config *cfg,
+                 char *err, size_t errlen);
+void rtg_ctx_free(struct rtg_ctx *ctx);
+/* Final status from what the test did and whether it was stopped. */
+enum rtg_status rtg_ctx_status(const struct rtg_ctx *ctx, int run_rc, bool interrupted,
+                               bool overran);
+const char *rtg_status_name(enum rtg_status st);
+/* Writes the whole test record (one line, newline-terminated). */
+void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, double duration_ms,
+                  struct rtg_json *out);
+
+/* The stop request the port made (rtg_stop_set, rtg/osal_isolate.h):
+ * RTG_STOP_NONE, RTG_STOP_INTERRUPTED or RTG_STOP_OVERRAN. */
+int rtg_stop_reason(void);
+
+#endif

@@ -1,0 +1,109 @@
+"""What a run's figures may be used for: the one place that decides it.
+
+Two sources speak about a run: the probe (its system record, and each test's
+conditions and notes) and the host (what it knows about the target it
+started: a QEMU guest under TCG is emulated even when the probe inside could
+not tell). Either source is enough to withhold trust; neither can grant it
+alone when the other withholds it.
+
+- Emulated: timings say nothing about the OS (the CPU is software); behaviour
+  verdicts still hold.
+- No SCHED_FIFO or no mlockall: the figures are those of an ordinary
+  process (preemptible by anything, page faults included), not real-time.
+- Virtualised (a hypervisor below): figures are real but the hypervisor may
+  steal time; they are rated (the lab compares guests like for like) and
+  said to be from a virtual machine.
+
+Timing is rated only when meaningful and real-time; a deadline verdict is
+shown as met (green) only under the same conditions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rtgauge.model import Bundle, Record
+
+RT_POLICIES = ("SCHED_FIFO", "SCHED_RR")
+
+
+@dataclass(frozen=True)
+class RunConditions:
+    emulated: bool
+    emulated_known_by: tuple[str, ...]  # "probe", "host": who said so
+    virtualised: bool
+    rt_policy_ok: bool  # SCHED_FIFO obtained for the run and every test that measured
+    mlock_ok: bool  # mlockall obtained for the run and every test that measured
+    reasons: list[str] = field(default_factory=list)  # each limit in words, worst first
+
+    @property
+    def timing_meaningful(self) -> bool:
+        """The figures measure the OS at all (not an emulated CPU)."""
+        return not self.emulated
+
+    @property
+    def timing_rateable(self) -> bool:
+        """The figures are real-time figures: fit for stars and comparisons."""
+        return self.timing_meaningful and self.rt_policy_ok and self.mlock_ok
+
+    @property
+    def deadline_verdict_allowed(self) -> bool:
+        """A met deadline may be claimed (shown green)."""
+        return self.timing_rateable
+
+    @property
+    def timing_limit(self) -> str | None:
+        """Why timing is not rated, in a few words; None when it is."""
+        if self.emulated:
+            return "emulated CPU, timings are not meaningful"
+        if not self.rt_policy_ok:
+            return "ran without SCHED_FIFO, figures are not real-time"
+        if not self.mlock_ok:
+            return "ran without mlockall, figures are not real-time"
+        return None
+
+
+def _measured(tests: list[Record]) -> list[Record]:
+    return [t for t in tests if t.get("metrics")]
+
+
+def run_conditions(bundle: Bundle) -> RunConditions:
+    s, target = bundle.system, bundle.target
+    virt, priv = s["virtualization"], s["privileges"]
+    measured = _measured(bundle.tests)
+    by_probe = bool(virt.get("emulated")) or any(
+        str(n).startswith("emulated") for t in bundle.tests for n in t.get("notes", [])
+    )
+    by_host = bool(target.get("emulated"))
+    known_by = tuple(who for who, said in (("probe", by_probe), ("host", by_host)) if said)
+    emulated = bool(known_by)
+    virtualised = not emulated and (
+        bool(virt.get("hypervisor"))
+        or bool(target.get("virtualised"))
+        or any(t["conditions"].get("virtualized") for t in measured)
+    )
+    rt_ok = bool(priv["sched_fifo"]) and all(
+        t["conditions"]["policy"] in RT_POLICIES for t in measured
+    )
+    mlock_ok = bool(priv["mlockall"]) and all(t["conditions"]["mlockall"] for t in measured)
+
+    reasons: list[str] = []
+    if emulated:
+        who = " and ".join(known_by)
+        reasons.append(
+            f"emulated (known to the {who}): timings are not meaningful; behaviour verdicts are"
+        )
+    if not rt_ok:
+        why = priv.get("sched_fifo_reason") or (
+            "not obtained" if not priv["sched_fifo"] else "some tests ran without it"
+        )
+        reasons.append(f"no SCHED_FIFO ({why}): the figures are not real-time")
+    if not mlock_ok:
+        why = priv.get("mlockall_reason") or (
+            "not obtained" if not priv["mlockall"] else "some tests ran without it"
+        )
+        reasons.append(f"no mlockall ({why}): page faults may appear in the figures")
+    if virtualised:
+        vendor = f" ({virt['vendor']})" if virt.get("vendor") else ""
+        reasons.append(f"hypervisor present{vendor}: it can steal time from any measurement")
+    return RunConditions(emulated, known_by, virtualised, rt_ok, mlock_ok, reasons)

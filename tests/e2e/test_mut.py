@@ -1,0 +1,68 @@
+"""MUT family end to end: every metric and verdict present, the evidence
+shaped as documented (inversion prevented by inheritance, shown without it),
+and the negative control failing.
+No timing thresholds: counts, names, statuses and evidence only."""
+
+from __future__ import annotations
+
+import pytest
+from probe_run import ProbeRun, assert_every_test_ran, counted, metric, run_probe, verdict
+
+FAMILY = "MUT-*"
+IDS = ["MUT-B-ARC", "MUT-P-ARN", "MUT-P-ARC", "MUT-P-PIR"]
+SHORT = ("--opt", "MUT-P-PIR.loops=200", "--opt", "MUT-P-ARC.loops=500")
+
+
+def test_every_test_ran(quick: ProbeRun) -> None:
+    assert_every_test_ran(quick, IDS, "SCHED_FIFO")
+
+
+def test_mut_arc_protocols(quick: ProbeRun) -> None:
+    t = quick.tests["MUT-B-ARC"]
+    if t["status"] == "skipped":
+        pytest.skip(t["reason"])
+    assert t["info"]["protocols_offered"]["PTHREAD_PRIO_INHERIT"] is True
+    assert t["info"]["protocols_preventing_inversion"]["PTHREAD_PRIO_INHERIT"] is True
+    assert t["info"]["protocols_preventing_inversion"]["PTHREAD_PRIO_NONE"] is False
+    inh = verdict(t, "inherit.prevents_inversion")
+    assert inh["pass"] and all(r["outcome"] == "no_inversion" for r in inh["evidence"]["rounds"])
+    ctl = verdict(t, "none.control_shows_inversion")
+    assert ctl["pass"]
+    for r in ctl["evidence"]["rounds"]:
+        assert r["outcome"] == "inversion"
+        assert r["h_request"] <= r["m_start"] <= r["m_end"] <= r["h_acquire"]
+    verdict(t, "protect.prevents_inversion")  # present, offered or not
+
+
+def test_mut_figures(quick: ProbeRun) -> None:
+    arn = quick.tests["MUT-P-ARN"]
+    for kind in ("default", "inherit"):
+        assert metric(arn, f"mutex.lock.uncontended_{kind}")["count"] == 20000
+        assert metric(arn, f"mutex.unlock.uncontended_{kind}")["count"] == 20000
+    arc = quick.tests["MUT-P-ARC"]
+    if arc["status"] != "skipped":
+        counted(metric(arc, "mutex.acquire.contended_inherit"))
+        counted(metric(arc, "mutex.release.contended_inherit"))
+        assert arc["info"]["rounds_without_request"] == 0
+    pir = quick.tests["MUT-P-PIR"]
+    if pir["status"] != "skipped":
+        m = metric(pir, "mutex.lock_wait.inherit")
+        assert m["count"] == 200 and m["params"]["cs_us"] == 50
+
+
+def test_negative_control_fails() -> None:
+    """Without a protocol, the inversion the test provokes must happen."""
+    run = run_probe("--quick", "--tests", "MUT-B-ARC", "--opt", "MUT-B-ARC.protocol=none")
+    arc = run.tests["MUT-B-ARC"]
+    if arc["status"] == "skipped":
+        pytest.skip(arc["reason"])
+    assert arc["status"] == "fail"
+    v = verdict(arc, "none.prevents_inversion")
+    assert not v["pass"] and all(r["outcome"] == "inversion" for r in v["evidence"]["rounds"])
+    assert run.code == 1
+
+
+def test_unprivileged_run_skips_priority_tests() -> None:
+    run = run_probe("--no-rt", "--quick", "--tests", "MUT-B-ARC,MUT-P-PIR")
+    for tid, t in run.tests.items():
+        assert t["status"] == "skipped" and "SCHED_FIFO" in t["reason"], tid

@@ -1,0 +1,153 @@
+"""THR family end to end: every test gives a verdict or a full figure set,
+THR-P-SLS has one figure set per N with its params, evidence is shaped as
+documented, and the negative controls fail.
+No timing thresholds: counts, names, statuses and evidence only."""
+
+from __future__ import annotations
+
+import pytest
+from probe_run import ProbeRun, assert_every_test_ran, counted, metric, ran, rt, run_probe, verdict
+
+FAMILY = "THR-*"
+IDS = [
+    "THR-B-NEW", "THR-B-PRIO", "THR-B-RR", "THR-P-SLS", "THR-P-PRE", "THR-P-NEW",
+    "THR-P-SUS", "THR-P-YLD", "THR-P-BKG",
+]  # fmt: skip
+METRICS = {
+    "THR-P-SLS": [f"thread.switch.yield.n{n}" for n in (2, 10, 128, 1000)],
+    "THR-P-PRE": ["thread.preempt.sem", "thread.preempt.timer"],
+    "THR-P-NEW": [
+        "thread.create.never_run", "thread.delete.never_run",
+        "thread.create.run_terminate", "thread.exit.run_terminate",
+        "thread.create.run_block", "thread.delete.run_block",
+    ],
+    "THR-P-SUS": [
+        "thread.resume.ping", "thread.suspend.ping",
+        "thread.resume.local", "thread.suspend.local",
+    ],
+    "THR-P-YLD": ["thread.yield.alone"],
+    "THR-P-BKG": ["thread.wake.idle", "thread.wake.background"],
+}  # fmt: skip
+SHORT = ("--opt", "THR-P-BKG.processes=10", "--opt", "THR-P-BKG.loops=100")
+
+
+def test_every_test_ran(quick: ProbeRun) -> None:
+    assert_every_test_ran(quick, IDS)
+
+
+@pytest.mark.parametrize("tid", list(METRICS))
+def test_full_figure_sets(quick: ProbeRun, tid: str) -> None:
+    t = ran(quick, tid)
+    assert [m["name"] for m in t["metrics"]] == METRICS[tid]
+    for n in METRICS[tid]:
+        counted(metric(t, n))
+
+
+def test_sls_one_figure_set_per_n(quick: ProbeRun) -> None:
+    t = ran(quick, "THR-P-SLS")
+    for n in (2, 10, 128, 1000):
+        m = metric(t, f"thread.switch.yield.n{n}")
+        assert m["params"] == {"threads": n}
+        assert m["count"] >= 2 * n  # at least two measured rounds of every thread
+    assert len(t["info"]["rounds"]) == 4
+
+
+def test_bkg_params(quick: ProbeRun) -> None:
+    t = ran(quick, "THR-P-BKG")
+    assert metric(t, "thread.wake.idle")["params"] == {"processes": 0}
+    assert metric(t, "thread.wake.background")["params"] == {"processes": 10}
+    assert t["info"]["background_ops_during_measure"] > 0
+
+
+def test_new_verdicts_and_evidence(quick: ProbeRun) -> None:
+    t = ran(quick, "THR-B-NEW")
+    assert [v["name"] for v in t["verdicts"]] == [
+        "lower_priority_waits_until_creator_blocks", "same_priority_queued_at_tail",
+        "same_priority_runs_after_yield", "higher_priority_runs_before_create_returns",
+    ]  # fmt: skip
+    for v in t["verdicts"]:
+        runs = v["evidence"]["runs"]
+        assert len(runs) == t["info"]["repeats"]
+        for r in runs:
+            assert len(r["t_ns"]) == len(r["events"])
+            assert r["t_ns"] == sorted(r["t_ns"])
+    assert verdict(t, "higher_priority_runs_before_create_returns")["evidence"]["runs"][0][
+        "events"
+    ].startswith("cnr")
+
+
+def test_prio_verdicts_and_positions(quick: ProbeRun) -> None:
+    t = ran(quick, "THR-B-PRIO")
+    names = [v["name"] for v in t["verdicts"]]
+    assert names[:2] == ["higher_woken_preempts_at_once", "lower_woken_does_not_preempt"]
+    assert names[2:] == ["lowered_thread_goes_to_head_fifo", "lowered_thread_goes_to_head_rr"]
+    assert set(t["info"]["lowered_position"]) == {"SCHED_FIFO", "SCHED_RR"}
+    for v in t["verdicts"][2:]:
+        assert v["evidence"]["observed"] in ("head", "tail", "mixed or unknown")
+
+
+def test_rr_evidence(quick: ProbeRun) -> None:
+    t = ran(quick, "THR-B-RR")
+    ev = verdict(t, "share_per_thread_within_tolerance")["evidence"]
+    assert ev["threads"] == 2 and len(ev["run_ns"]) == 2
+    for th, start, end, run in ev["slices"]:
+        assert 0 <= th < 2 and start <= end and run <= end - start
+    assert t["info"]["rr_interval_ns"] > 0
+    assert len(t["info"]["first_slice_ns"]) == 2
+
+
+def test_negative_controls_fail() -> None:
+    """SCHED_OTHER has no priorities and SCHED_FIFO no time slices: the
+    behaviour checks must fail there, and a wrong promised queue position
+    must fail too."""
+    run = run_probe(
+        "--quick", "--tests", "THR-B-*",
+        "--opt", "THR-B-NEW.policy=other",
+        "--opt", "THR-B-PRIO.policy=other",
+        "--opt", "THR-B-RR.policy=fifo",
+        "--opt", "THR-B-RR.max_window_ms=200",
+    )  # fmt: skip
+    if not rt(run):
+        pytest.skip("needs SCHED_FIFO")
+    assert run.code == 1
+    for tid in ("THR-B-NEW", "THR-B-PRIO", "THR-B-RR"):
+        t = run.tests[tid]
+        assert t["status"] == "fail", (tid, t["verdicts"])
+        assert t["info"]["policy"] in ("SCHED_OTHER", "SCHED_FIFO")
+    rr = run.tests["THR-B-RR"]
+    assert not verdict(rr, "share_per_thread_within_tolerance")["pass"]
+    assert not verdict(rr, "slice_matches_rr_interval")["pass"]
+    # SCHED_OTHER: the lowered-position check is not run (no levels).
+    assert len(run.tests["THR-B-PRIO"]["verdicts"]) == 2
+
+    tail = run_probe("--quick", "--tests", "THR-B-PRIO", "--opt", "THR-B-PRIO.lowered_expect=tail")
+    t = tail.tests["THR-B-PRIO"]
+    obs = t["info"]["lowered_position"]
+    for pol, suffix in (("SCHED_FIFO", "fifo"), ("SCHED_RR", "rr")):
+        v = verdict(t, f"lowered_thread_goes_to_tail_{suffix}")
+        assert v["pass"] == (obs[pol] == "tail")
+
+
+def test_bad_options_refused() -> None:
+    run = run_probe("--tests", "THR-P-SLS", "--opt", "THR-P-SLS.max_threads=5000")
+    assert run.code == 2
+    run = run_probe("--tests", "THR-B-RR", "--opt", "THR-B-RR.policy=deadline")
+    assert run.code == 2
+
+
+def test_sls_thread_limit_is_a_clean_error() -> None:
+    """1000 threads of 64 KiB stacks cannot fit in 60 MiB of address space:
+    the test ends as error with the count it reached, not as a crash."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (60 << 20, 60 << 20))
+
+    run = run_probe("--quick", "--tests", "THR-P-SLS", preexec_fn=limit)
+    if "THR-P-SLS" not in run.tests:
+        pytest.skip(f"the probe cannot start in 60 MiB (a sanitizer build?): {run.stderr[:200]}")
+    t = run.tests["THR-P-SLS"]
+    assert t["status"] == "error", t["reason"]
+    assert "could create only" in t["reason"] and "N = 1000" in t["reason"]
+    assert run.code == 3
+    assert metric(t, "thread.switch.yield.n2")["count"] > 0

@@ -1,0 +1,109 @@
+"""One decision of what a run's figures may be used for, from the probe's
+record and the host's knowledge of the target, used by ratings, deadline
+verdicts, the run report and the comparison alike."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from rtgauge.analysis.compare import compare, points
+from rtgauge.analysis.ratings import load_criteria, rate
+from rtgauge.analysis.requirements import deadline_verdicts
+from rtgauge.conditions import run_conditions
+from rtgauge.model import Bundle, bundle_from_records
+from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.run_report import run_report
+
+DEADLINE_NS = 1e9  # far above every latency of the sample: met on a trusted run
+
+
+def _bundle(records: list[dict[str, Any]], target: dict[str, Any] | None = None) -> Bundle:
+    b = bundle_from_records(copy.deepcopy(records), "x")
+    if target is not None:
+        b.target = target
+    return b
+
+
+def _tmr(b: Bundle) -> Any:
+    return next(r for r in rate(b, load_criteria()) if r.family == "TMR")
+
+
+def test_a_trusted_run_is_rated_and_its_deadline_claimed(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    b = _bundle(sample_records)
+    cond = run_conditions(b)
+    assert cond.timing_rateable and cond.deadline_verdict_allowed
+    assert cond.virtualised  # the sample ran in a VM: said, not barred
+    assert _tmr(b).stars is not None
+    vs = deadline_verdicts(b, DEADLINE_NS, 0.5)
+    assert vs and all(v.claim == "met" for v in vs)
+    html = EXPORTERS["html"].render(run_report(b, DEADLINE_NS, 0.5))
+    assert 'class="pass">meets' in html  # what the untrusted runs below must not show
+
+
+def test_emulation_known_only_to_the_host_voids_timing(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    """The probe saw no emulation (its record says emulated false, no note), the
+    host knows it booted the guest under TCG: not rated on timing, and the
+    report says so."""
+    records = copy.deepcopy(sample_records)
+    assert records[0]["virtualization"]["emulated"] is False
+    b = _bundle(records, {"kind": "qemu", "accel": "tcg", "emulated": True})
+    cond = run_conditions(b)
+    assert cond.emulated and cond.emulated_known_by == ("host",)
+    assert not cond.timing_meaningful and not cond.timing_rateable
+    tmr = _tmr(b)
+    assert tmr.stars is None and "emulated" in tmr.why
+    assert all(r.stars is None for r in rate(b, load_criteria()) if r.figure_ns is not None)
+    md = EXPORTERS["md"].render(run_report(b, DEADLINE_NS, 0.5))
+    assert "emulated (known to the host): timings are not meaningful" in md
+    assert all(v.claim == "not claimed" for v in deadline_verdicts(b, DEADLINE_NS, 0.5))
+    assert any(x.startswith("emulated") for x in points(compare([b, b]))[0][1])
+
+
+def test_emulation_said_by_the_probe_in_a_test_note_counts(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    records = copy.deepcopy(sample_records)
+    records[2]["notes"] = ["emulated: timings are not meaningful; behaviour verdicts are"]
+    cond = run_conditions(_bundle(records))
+    assert cond.emulated and cond.emulated_known_by == ("probe",)
+
+
+def _without(privilege: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    recs = copy.deepcopy(records)
+    recs[0]["privileges"][privilege] = False
+    recs[0]["privileges"][f"{privilege}_reason"] = "EPERM"
+    for t in recs[1:-1]:
+        if privilege == "sched_fifo":
+            t["conditions"]["policy"] = "SCHED_OTHER"
+        else:
+            t["conditions"]["mlockall"] = False
+    return recs
+
+
+def test_no_sched_fifo_or_no_mlockall_is_not_rated_and_no_green_deadline(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    for privilege, words in (("sched_fifo", "SCHED_FIFO"), ("mlockall", "mlockall")):
+        b = _bundle(_without(privilege, sample_records))
+        cond = run_conditions(b)
+        assert not cond.timing_rateable and not cond.deadline_verdict_allowed
+        assert cond.timing_meaningful  # real figures, just not real-time ones
+        tmr = _tmr(b)
+        assert tmr.stars is None and words in tmr.why
+        vs = deadline_verdicts(b, DEADLINE_NS, 0.5)
+        assert vs and all(v.meets and v.claim == "not claimed" for v in vs)
+        html = EXPORTERS["html"].render(run_report(b, DEADLINE_NS, 0.5))
+        assert 'class="pass">meets' not in html and "not claimed" in html
+
+
+def test_one_test_without_sched_fifo_is_enough(sample_records: list[dict[str, Any]]) -> None:
+    """The run obtained SCHED_FIFO but a test that measured ran SCHED_OTHER."""
+    recs = copy.deepcopy(sample_records)
+    recs[2]["conditions"]["policy"] = "SCHED_OTHER"
+    cond = run_conditions(_bundle(recs))
+    assert not cond.rt_policy_ok and not cond.timing_rateable

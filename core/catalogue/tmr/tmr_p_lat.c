@@ -48,7 +48,8 @@ static int run(struct rtg_ctx *ctx)
         c[i].w = (struct rtg_waker){.variant = (enum rtg_wake_variant)variant, .period_ns = period,
                                     .start_ns = start, .loops = loops, .end_ns = UINT64_MAX,
                                     .sample = on_sample, .arg = &c[i]};
-        c[i].m = rtg_metric_new(ctx, "timer.wakeup.%s.cpu%d", vname, c[i].cpu);
+        c[i].m = rtg_metric_with_blocks(
+            rtg_metric_new(ctx, "timer.wakeup.%s.cpu%d", vname, c[i].cpu));
         if (!c[i].m) {
             free(c);
             free(t);

@@ -11,6 +11,19 @@ from rtgauge.analysis.pwcet import CURVE_LOW, Pwcet
 from rtgauge.report.plots import MB, ML, MR, MT, PALETTE, H, W, _frame, _label_us, _ticks_log
 
 
+def _label(ns: float) -> str:
+    return f"{ns / 1e9:g} s" if ns >= 1e9 else _label_us(ns)
+
+
+def _latency_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 ticks over a few decades; powers of ten only over more, so the
+    labels of a heavy tail's wide range do not run into each other."""
+    ticks = _ticks_log(lo, hi)
+    if math.log10(hi / lo) <= 4:
+        return ticks
+    return [t for t in ticks if math.log10(t) == round(math.log10(t))] or ticks
+
+
 def pwcet_svg(
     title: str,
     series: list[tuple[str, Pwcet]],
@@ -46,10 +59,10 @@ def pwcet_svg(
             f'<text x="{ML - 4}" y="{y + 4:.1f}" text-anchor="end" class="tk">'
             f"{'1' if e == 0 else f'1e-{e}'}</text>"
         )
-    for v in _ticks_log(x_lo, x_hi):
+    for v in _latency_ticks(x_lo, x_hi):
         body.append(
             f'<text x="{fx(v):.1f}" y="{MT + ph + 16}" text-anchor="middle" class="tk">'
-            f"{escape(_label_us(v))}</text>"
+            f"{escape(_label(v))}</text>"
         )
     if rate:
         y = fy(rate)

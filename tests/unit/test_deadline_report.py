@@ -126,3 +126,17 @@ def test_confidence_is_checked(cli: Any, records: list[dict[str, Any]], tmp_path
     src.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     code, _, err = cli("report", str(src), "--deadline", "100us", "--confidence", "1.5")
     assert code == 2 and "--confidence '1.5'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_partial_figures_claim_nothing_and_are_not_extrapolated(
+    records: list[dict[str, Any]],
+) -> None:
+    recs = copy.deepcopy(records)
+    tmr = next(r for r in recs if r.get("id") == "TMR-P-LAT")
+    tmr["status"], tmr["reason"] = "error", "watchdog: overran, partial results kept"
+    report = run_report(bundle_from_records(recs, "x"), 2e9, 0.5)
+    claim = json.loads(EXPORTERS["json"].render(report))["analysis"]["deadline"]
+    (v,) = claim["verdicts"]
+    assert v["verdict"] == "meets" and v["claim"] == "not claimed"
+    assert v["green_withheld"] == "partial figures (TMR-P-LAT error)"
+    assert claim["pwcet"] == []

@@ -14,6 +14,7 @@ from rtgauge.analysis.requirements import (
     green_withheld,
     judged,
 )
+from rtgauge.conditions import run_conditions
 from rtgauge.model import Bundle, Record
 
 
@@ -53,10 +54,11 @@ def pwcet_figures(test: Record) -> list[Record]:
 def claim(
     bundle: Bundle, deadline_ns: float, rate: float, confidence: float = 0.95
 ) -> DeadlineClaim:
+    usable = run_conditions(bundle).figures_usable  # partial figures: no extrapolation
     pwcets = [
         estimate(t["id"], m, deadline_ns, confidence)
         for t in bundle.tests
-        if t["id"] in LATENCY_TESTS
+        if t["id"] in LATENCY_TESTS and usable(t["id"])
         for m in pwcet_figures(t)
     ]
     return DeadlineClaim(

@@ -88,6 +88,11 @@ class DeadlineVerdict:
         return self.outcome == MEETS and self.green_withheld is None
 
     @property
+    def limit(self) -> str | None:
+        """What keeps a verdict from being claimed (the conditions' words), or None."""
+        return self.green_withheld
+
+    @property
     def meets(self) -> bool:
         return self.outcome == MEETS
 
@@ -295,11 +300,17 @@ def green_withheld(bundle: Bundle) -> str | None:
 def deadline_verdicts(
     bundle: Bundle, deadline_ns: float, rate: float, confidence: float = 0.95
 ) -> list[DeadlineVerdict]:
+    cond = run_conditions(bundle)
     withheld = green_withheld(bundle)
-    meaningful = run_conditions(bundle).timing_meaningful
-    return [
-        judge(t, m, deadline_ns, rate, confidence, withheld, meaningful)
-        for t in bundle.tests
-        for m in t["metrics"]
-        if judged(t, m)
-    ]
+    out = []
+    for t in bundle.tests:
+        # Partial figures are judged for the reader but claim nothing either way.
+        usable = cond.figures_usable(t["id"])
+        why = withheld if usable else f"partial figures ({t['id']} {t['status']})"
+        meaningful = cond.timing_meaningful and usable
+        out += [
+            judge(t, m, deadline_ns, rate, confidence, why, meaningful)
+            for m in t["metrics"]
+            if judged(t, m)
+        ]
+    return out

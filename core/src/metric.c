@@ -12,6 +12,7 @@ void rtg_metric_init(struct rtg_metric *m, const char *name)
     rtg_hist_init(&m->hist);
     rtg_json_init(&m->params);
     m->blocks = NULL;
+    m->negative = 0;
 }
 
 void rtg_metric_free(struct rtg_metric *m)
@@ -49,6 +50,7 @@ void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b)
         free(a->blocks);
         a->blocks = NULL;
     }
+    a->negative += b->negative;
 }
 
 /* A percentile is printed only when enough samples lie beyond it:
@@ -92,6 +94,7 @@ void rtg_metric_emit(const struct rtg_metric *m, struct rtg_json *j)
     rtg_json_kstr(j, "name", m->name);
     rtg_json_kstr(j, "unit", "ns");
     rtg_json_kuint(j, "count", s->count);
+    rtg_json_kuint(j, "negative", m->negative);
     if (s->count) {
         rtg_json_kuint(j, "min", s->min);
         rtg_json_kuint(j, "max", s->max);

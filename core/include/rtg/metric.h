@@ -14,6 +14,7 @@ struct rtg_metric {
     struct rtg_hist hist;
     struct rtg_json params; /* an object, or empty */
     struct rtg_blocks *blocks; /* the extremes in time order, or NULL (not tracked) */
+    uint64_t negative;      /* intervals that ended before they began: counted, not samples */
 };
 
 void rtg_metric_init(struct rtg_metric *m, const char *name);
@@ -32,6 +33,17 @@ static inline void rtg_metric_add(struct rtg_metric *m, uint64_t ns, uint64_t at
     rtg_hist_add(&m->hist, ns);
     if (m->blocks)
         rtg_blocks_add(m->blocks, ns, at_ns);
+}
+/* The interval from_ns -> to_ns as a sample. One whose end stamp is
+ * earlier than its reference (an early wake-up, a clock that stepped back)
+ * is no valid 0 ns sample: it is counted in `negative` instead. */
+static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, uint64_t to_ns,
+                                       uint64_t at_ns)
+{
+    if (to_ns < from_ns)
+        m->negative++;
+    else
+        rtg_metric_add(m, to_ns - from_ns, at_ns);
 }
 /* Merges b into a; a tracks blocks if b does (it may allocate: not in a hot path). */
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);

@@ -229,4 +229,4 @@ def compare_report(
         claims = [claim(b, deadline, rate_, confidence) for b in bundles]
     blocks = compare_blocks(compare(bundles), criteria, deadline, rate_, confidence, claims)
     extra = [{"deadline": c.to_json()} for c in claims] if claims else []
-    return Report("rtgauge comparison", blocks, bundles, extra)
+    return Report("rtgauge comparison", blocks, bundles, deadline, rate_, confidence, extra)

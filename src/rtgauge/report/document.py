@@ -76,6 +76,9 @@ class Report:
     title: str
     blocks: list[Block]
     bundles: list[Bundle] = field(default_factory=list)
+    deadline_ns: float | None = None  # the deadline its verdicts were judged against
+    miss_rate: float = 1e-6
+    confidence: float = 0.95  # of its deadline bounds and pWCET intervals
     # Numbers the report derived (e.g. a deadline claim), one entry per bundle,
     # for the formats that carry data rather than text.
     analysis: list[dict[str, Any]] = field(default_factory=list)

@@ -109,8 +109,8 @@ static int run(struct rtg_ctx *ctx)
     r.ctx = ctx;
     r.period_ns = (uint64_t)rtg_opt_int(ctx, "period_us") * 1000u;
     r.n = (uint64_t)rtg_opt_int(ctx, "duration_ms") * 1000000u / r.period_ns;
-    r.service = rtg_metric_new(ctx, "irq.service.signal_handler");
-    r.task = rtg_metric_new(ctx, "irq.task.sem_post_wake");
+    r.service = rtg_metric_with_blocks(rtg_metric_new(ctx, "irq.service.signal_handler"));
+    r.task = rtg_metric_with_blocks(rtg_metric_new(ctx, "irq.task.sem_post_wake"));
     if (!r.service || !r.task)
         return rtg_fail_error(ctx, "out of memory");
     int rc = rtg_sem_init(&r.sem, 0);

@@ -1,6 +1,8 @@
 #include "rtg/metric.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void rtg_metric_init(struct rtg_metric *m, const char *name)
@@ -9,18 +11,45 @@ void rtg_metric_init(struct rtg_metric *m, const char *name)
     rtg_stats_init(&m->stats);
     rtg_hist_init(&m->hist);
     rtg_json_init(&m->params);
+    m->blocks = NULL;
     m->negative = 0;
 }
 
 void rtg_metric_free(struct rtg_metric *m)
 {
     rtg_json_free(&m->params);
+    free(m->blocks);
+    m->blocks = NULL;
+}
+
+int rtg_metric_track_blocks(struct rtg_metric *m, uint64_t threshold_ns)
+{
+    if (!m->blocks) {
+        m->blocks = malloc(sizeof *m->blocks);
+        if (!m->blocks)
+            return ENOMEM;
+    }
+    rtg_blocks_init(m->blocks, threshold_ns);
+    return 0;
+}
+
+struct rtg_metric *rtg_metric_with_blocks(struct rtg_metric *m)
+{
+    return m && rtg_metric_track_blocks(m, RTG_BLOCKS_THRESHOLD_NS) == 0 ? m : NULL;
 }
 
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b)
 {
     rtg_stats_merge(&a->stats, &b->stats);
     rtg_hist_merge(&a->hist, &b->hist);
+    /* A merged figure keeps the order of extremes when its parts have it;
+     * without memory it goes without (the host then says it was not recorded). */
+    if (b->blocks && (a->blocks || rtg_metric_track_blocks(a, b->blocks->threshold_ns) == 0)) {
+        rtg_blocks_merge(a->blocks, b->blocks);
+    } else if (a->blocks && b->stats.count) { /* b's samples are not in a's blocks */
+        free(a->blocks);
+        a->blocks = NULL;
+    }
     a->negative += b->negative;
 }
 
@@ -93,5 +122,9 @@ void rtg_metric_emit(const struct rtg_metric *m, struct rtg_json *j)
     }
     rtg_json_key(j, "hist");
     emit_hist(&m->hist, j);
+    if (m->blocks && s->count) {
+        rtg_json_key(j, "blocks");
+        rtg_blocks_emit(m->blocks, j);
+    }
     rtg_json_obj_end(j);
 }

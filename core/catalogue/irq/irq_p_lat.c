@@ -112,8 +112,8 @@ static int run(struct rtg_ctx *ctx)
     r.n = (uint64_t)rtg_opt_int(ctx, "duration_ms") * 1000000u / r.period_ns;
     const char *where = rtg_timer_handler_context();
     bool in_isr = strcmp(where, "isr") == 0;
-    r.service = rtg_metric_new(ctx, "irq.service.%s", where);
-    r.task = rtg_metric_new(ctx, "irq.task.sem_post_wake");
+    r.service = rtg_metric_with_blocks(rtg_metric_new(ctx, "irq.service.%s", where));
+    r.task = rtg_metric_with_blocks(rtg_metric_new(ctx, "irq.task.sem_post_wake"));
     if (!r.service || !r.task)
         return rtg_fail_error(ctx, "out of memory");
     int rc = rtg_sem_init(&r.sem, 0);

@@ -127,8 +127,8 @@ static int pre_run(struct rtg_ctx *ctx)
                           .loops = rtg_opt_int(ctx, "loops"),
                           .timer_loops = rtg_opt_int(ctx, "timer_loops"),
                           .period_ns = (uint64_t)rtg_opt_int(ctx, "period_us") * NS_PER_US};
-    s.m_sem = rtg_metric_new(ctx, "thread.preempt.sem");
-    s.m_timer = rtg_metric_new(ctx, "thread.preempt.timer");
+    s.m_sem = rtg_metric_with_blocks(rtg_metric_new(ctx, "thread.preempt.sem"));
+    s.m_timer = rtg_metric_with_blocks(rtg_metric_new(ctx, "thread.preempt.timer"));
     if (!s.m_sem || !s.m_timer)
         return rtg_fail_error(ctx, "out of memory");
     atomic_init(&s.done, 0);

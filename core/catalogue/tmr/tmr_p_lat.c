@@ -52,7 +52,8 @@ static int run(struct rtg_ctx *ctx)
                                     .start_ns = start + i * stagger, .loops = loops,
                                     .end_ns = UINT64_MAX,
                                     .sample = on_sample, .arg = &c[i]};
-        c[i].m = rtg_metric_new(ctx, "timer.wakeup.%s.cpu%d", vname, c[i].cpu);
+        c[i].m = rtg_metric_with_blocks(
+            rtg_metric_new(ctx, "timer.wakeup.%s.cpu%d", vname, c[i].cpu));
         if (!c[i].m) {
             free(c);
             free(t);

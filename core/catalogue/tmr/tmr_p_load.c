@@ -181,10 +181,11 @@ static int run(struct rtg_ctx *ctx)
     r->ctx = ctx;
     r->phase = -1;
     rtg_win_init(&r->win, wbuf, nwin, WINDOW_NS);
-    r->all = rtg_metric_new(ctx, "timer.wakeup.load.all");
+    r->all = rtg_metric_with_blocks(rtg_metric_new(ctx, "timer.wakeup.load.all"));
     for (int p = 0; p < N_PHASES; p++) {
         r->ph[p].name = p == 0 ? "idle" : rtg_load_name((enum rtg_load_kind)(p - 1));
-        r->ph[p].m = rtg_metric_new(ctx, "timer.wakeup.load.%s", r->ph[p].name);
+        r->ph[p].m =
+            rtg_metric_with_blocks(rtg_metric_new(ctx, "timer.wakeup.load.%s", r->ph[p].name));
         if (!r->ph[p].m || !r->all) {
             free(r);
             free(wbuf);

@@ -1,6 +1,7 @@
 /* A figure set: statistics plus histogram of one measured quantity. */
 #ifndef RTG_METRIC_H
 #define RTG_METRIC_H
+#include "rtg/blocks.h"
 #include "rtg/hist.h"
 #include "rtg/json.h"
 #include "rtg/stats.h"
@@ -12,15 +13,26 @@ struct rtg_metric {
     struct rtg_stats stats;
     struct rtg_hist hist;
     struct rtg_json params; /* an object, or empty */
+    struct rtg_blocks *blocks; /* the extremes in time order, or NULL (not tracked) */
     uint64_t negative;      /* intervals that ended before they began: counted, not samples */
 };
 
 void rtg_metric_init(struct rtg_metric *m, const char *name);
 void rtg_metric_free(struct rtg_metric *m);
+/* Also record per block of test time the maximum and the count above
+ * threshold_ns (rtg/blocks.h), for the host's extreme-value analysis. Call
+ * before the first sample (it allocates); 0, or ENOMEM. */
+int rtg_metric_track_blocks(struct rtg_metric *m, uint64_t threshold_ns);
+/* For a test's latency figures: m tracking blocks above RTG_BLOCKS_THRESHOLD_NS,
+ * or NULL (m was NULL, or no memory), so one NULL check covers both:
+ *   m = rtg_metric_with_blocks(rtg_metric_new(ctx, "timer.wakeup.x")); */
+struct rtg_metric *rtg_metric_with_blocks(struct rtg_metric *m);
 static inline void rtg_metric_add(struct rtg_metric *m, uint64_t ns, uint64_t at_ns)
 {
     rtg_stats_add(&m->stats, ns, at_ns);
     rtg_hist_add(&m->hist, ns);
+    if (m->blocks)
+        rtg_blocks_add(m->blocks, ns, at_ns);
 }
 /* The interval from_ns -> to_ns as a sample. One whose end stamp is
  * earlier than its reference (an early wake-up, a clock that stepped back)
@@ -33,6 +45,7 @@ static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, u
     else
         rtg_metric_add(m, to_ns - from_ns, at_ns);
 }
+/* Merges b into a; a tracks blocks if b does (it may allocate: not in a hot path). */
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);
 /* Writes the metric object as in schema/result-v1.json. */
 void rtg_metric_emit(const struct rtg_metric *m, struct rtg_json *j);

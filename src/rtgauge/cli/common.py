@@ -31,16 +31,30 @@ def parse_duration_ns(text: str) -> float:
     return float(m.group(1)) * _UNITS[m.group(2)]
 
 
-def parse_rate(text: str) -> float:
+def _fraction(text: str, option: str, low: float, allowed: str) -> float:
+    """A number in [low, 1) given on the command line, or a usage error."""
     try:
         value = float(text)
     except ValueError as exc:
-        raise UsageError(f"--miss-rate {text!r}: not a number") from exc
-    if not 0 <= value < 1:
-        raise UsageError(f"--miss-rate {text!r}: must be in [0, 1)")
+        raise UsageError(f"{option} {text!r}: not a number") from exc
+    if not low <= value < 1:
+        raise UsageError(f"{option} {text!r}: must be in {allowed}")
     return value
+
+
+def parse_rate(text: str) -> float:
+    return _fraction(text, "--miss-rate", 0.0, "[0, 1)")
+
+
+def parse_confidence(text: str) -> float:
+    return _fraction(text, "--confidence", 0.5, "[0.5, 1), e.g. 0.95")
 
 
 def add_deadline(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline", help="a latency deadline to judge against, e.g. 100us")
     p.add_argument("--miss-rate", default="1e-6", help="tolerated fraction of misses (1e-6)")
+    p.add_argument(
+        "--confidence",
+        default="0.95",
+        help="confidence of the miss-rate bound and the pWCET interval (0.95)",
+    )

@@ -7,7 +7,13 @@ import argparse
 from pathlib import Path
 
 from rtgauge.analysis.ratings import load_criteria
-from rtgauge.cli.common import DEFAULT_RESULTS, add_deadline, parse_duration_ns, parse_rate
+from rtgauge.cli.common import (
+    DEFAULT_RESULTS,
+    add_deadline,
+    parse_confidence,
+    parse_duration_ns,
+    parse_rate,
+)
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
 from rtgauge.report.compare_report import compare_report
@@ -38,13 +44,15 @@ def run_compare(
     deadline: str | None,
     miss_rate: str,
     csv: Path | None = None,
+    confidence: str = "0.95",
 ) -> list[Path]:
     if len(paths) < 2:
         raise UsageError("compare needs at least two runs")
     rate = parse_rate(miss_rate)
+    conf = parse_confidence(confidence)
     dl = parse_duration_ns(deadline) if deadline else None
     bundles = [load_bundle(p) for p in paths]
-    report = compare_report(bundles, load_criteria(criteria), dl, rate)
+    report = compare_report(bundles, load_criteria(criteria), dl, rate, conf)
     out.parent.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for fmt in FORMATS:
@@ -58,7 +66,7 @@ def run_compare(
 def execute(args: argparse.Namespace) -> int:
     out = args.out or Path(DEFAULT_RESULTS) / f"compare-{utc_stamp()}"
     for path in run_compare(
-        args.bundles, out, args.criteria, args.deadline, args.miss_rate, args.csv
+        args.bundles, out, args.criteria, args.deadline, args.miss_rate, args.csv, args.confidence
     ):
         print(path)
     return 0

@@ -64,6 +64,8 @@ def execute(args: argparse.Namespace) -> int:
     if len(bundles) < 2:
         raise UsageError("fewer than two targets produced a run: nothing to compare")
     out = args.results_dir / f"lab-{args.set}-{utc_stamp()}"
-    for p in run_compare(bundles, out, None, args.deadline, args.miss_rate):
+    for p in run_compare(
+        bundles, out, None, args.deadline, args.miss_rate, confidence=args.confidence
+    ):
         print(p)
     return worst

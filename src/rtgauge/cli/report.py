@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rtgauge.cli.common import add_deadline, parse_duration_ns, parse_rate
+from rtgauge.cli.common import add_deadline, parse_confidence, parse_duration_ns, parse_rate
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
 from rtgauge.report.exporters import EXPORTERS
@@ -30,8 +30,9 @@ def execute(args: argparse.Namespace) -> int:
     bundle = load_bundle(args.bundle)
     deadline = parse_duration_ns(args.deadline) if args.deadline else None
     rate = parse_rate(args.miss_rate)
+    confidence = parse_confidence(args.confidence)
     exporter = EXPORTERS[args.format]
-    report = run_report(bundle, deadline, rate)
+    report = run_report(bundle, deadline, rate, confidence)
     if args.csv:
         EXPORTERS["csv"].write(report, args.csv)
     if args.out and str(args.out) == "-":

@@ -8,13 +8,14 @@ from collections.abc import Callable
 from typing import Any
 
 from rtgauge.analysis.compare import Comparison, compare, points, verdict_table
+from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
 from rtgauge.analysis.ratings import criteria_lines, overall, rate, stars_text
-from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.fmt import FAMILIES, family, us
 from rtgauge.model import Bundle
 from rtgauge.report import plots
+from rtgauge.report.deadline_report import compare_section
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Report, Table
-from rtgauge.report.run_report import CLAIM_STYLE, trust_warnings, verdict_text
+from rtgauge.report.run_report import trust_warnings
 
 
 def rating_blocks(comp: Comparison, criteria: dict[str, Any]) -> list[Block]:
@@ -123,36 +124,16 @@ def offers_blocks(comp: Comparison) -> list[Block]:
     ]
 
 
-def deadline_blocks(comp: Comparison, deadline: float, rate_: float) -> list[Block]:
-    out: list[Block] = [
-        Heading(2, f"Deadline {us(deadline)} µs at a miss rate of {rate_:g}", "deadline")
-    ]
-    rows = []
-    for label, b in zip(comp.labels, comp.bundles, strict=True):
-        vs = deadline_verdicts(b, deadline, rate_)
-        if not vs:
-            rows.append(
-                [Cell(label), Cell("no latency figure", "muted"), Cell("—"), Cell("—"), Cell("—")]
-            )
-            continue
-        worst = max(vs, key=lambda v: (v.observed_rate, -(v.margin_ns or 0)))
-        meets = all(v.meets for v in vs)
-        backed = all(v.backed for v in vs)
-        claims = {v.claim for v in vs}
-        claim = "missed" if "missed" in claims else "met" if claims == {"met"} else "not claimed"
-        rows.append(
-            [
-                Cell(label),
-                Cell(verdict_text(meets, backed, vs[0].limit), CLAIM_STYLE[claim]),
-                Cell(f"{worst.metric}: {worst.observed_rate:.2g}"),
-                Cell(us(worst.margin_ns)),
-                Cell(worst.caveat),
-            ]
-        )
-    out.append(
-        Table(["system", "verdict", "worst observed miss rate", "margin µs", "evidence"], rows)
-    )
-    return out
+def deadline_blocks(
+    comp: Comparison,
+    deadline: float,
+    rate_: float,
+    confidence: float = 0.95,
+    claims: list[DeadlineClaim] | None = None,
+) -> list[Block]:
+    if claims is None:
+        claims = [claim(b, deadline, rate_, confidence) for b in comp.bundles]
+    return compare_section(comp.labels, claims)
 
 
 def figures_blocks(comp: Comparison) -> list[Block]:
@@ -231,7 +212,12 @@ def figures_blocks(comp: Comparison) -> list[Block]:
 
 
 def compare_blocks(
-    comp: Comparison, criteria: dict[str, Any], deadline: float | None, rate_: float
+    comp: Comparison,
+    criteria: dict[str, Any],
+    deadline: float | None,
+    rate_: float,
+    confidence: float = 0.95,
+    claims: list[DeadlineClaim] | None = None,
 ) -> list[Block]:
     out: list[Block] = [Heading(1, "rtgauge comparison: " + " · ".join(comp.labels))]
     for label, b in zip(comp.labels, comp.bundles, strict=True):
@@ -277,15 +263,23 @@ def compare_blocks(
     out += verdict_blocks(comp)
     out += offers_blocks(comp)
     if deadline is not None:
-        out += deadline_blocks(comp, deadline, rate_)
+        out += deadline_blocks(comp, deadline, rate_, confidence, claims)
     out += points_blocks(comp)
     out += figures_blocks(comp)
     return out
 
 
 def compare_report(
-    bundles: list[Bundle], criteria: dict[str, Any], deadline: float | None, rate_: float
+    bundles: list[Bundle],
+    criteria: dict[str, Any],
+    deadline: float | None,
+    rate_: float,
+    confidence: float = 0.95,
 ) -> Report:
     """The comparison of several runs, ready for any exporter."""
-    blocks = compare_blocks(compare(bundles), criteria, deadline, rate_)
-    return Report("rtgauge comparison", blocks, bundles)
+    claims = None
+    if deadline is not None:
+        claims = [claim(b, deadline, rate_, confidence) for b in bundles]
+    blocks = compare_blocks(compare(bundles), criteria, deadline, rate_, confidence, claims)
+    extra = [{"deadline": c.to_json()} for c in claims] if claims else []
+    return Report("rtgauge comparison", blocks, bundles, deadline, rate_, confidence, extra)

@@ -5,6 +5,7 @@ compare.py; how it looks is the renderers' business."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from rtgauge.model import Bundle
 
@@ -77,3 +78,7 @@ class Report:
     bundles: list[Bundle] = field(default_factory=list)
     deadline_ns: float | None = None  # the deadline its verdicts were judged against
     miss_rate: float = 1e-6
+    confidence: float = 0.95  # of its deadline bounds and pWCET intervals
+    # Numbers the report derived (e.g. a deadline claim), one entry per bundle,
+    # for the formats that carry data rather than text.
+    analysis: list[dict[str, Any]] = field(default_factory=list)

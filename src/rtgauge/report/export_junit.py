@@ -39,7 +39,9 @@ def _child(case: ET.Element, tag: str, message: str, body: str = "") -> None:
         el.text = xml_text(body)
 
 
-def suite_of(bundle: Bundle, deadline_ns: float | None, rate: float) -> ET.Element:
+def suite_of(
+    bundle: Bundle, deadline_ns: float | None, rate: float, confidence: float = 0.95
+) -> ET.Element:
     s = bundle.system
     suite = ET.Element(
         "testsuite",
@@ -75,16 +77,13 @@ def suite_of(bundle: Bundle, deadline_ns: float | None, rate: float) -> ET.Eleme
                     f"expected: {v['expected']}\nobserved: {v['observed']}\nevidence: {evidence}",
                 )
     if deadline_ns is not None:
-        for d in deadline_verdicts(bundle, deadline_ns, rate):
+        for d in deadline_verdicts(bundle, deadline_ns, rate, confidence):
             case = _case(suite, f"rtgauge.deadline.{d.test}", f"{d.metric} <= {us(deadline_ns)} µs")
-            said = (
-                f"{d.misses_max} of {d.count} samples may exceed {us(deadline_ns)} µs "
-                f"(tolerated rate {rate:g}); {d.caveat}"
-            )
+            said = f"deadline {us(deadline_ns)} µs, tolerated rate {rate:g}: {d.explanation()}"
             if d.claim == "missed":
                 _child(case, "failure", said, said)
             elif d.claim == "not claimed":
-                why = d.limit or "too few samples to back the rate"
+                why = d.limit or "not enough samples to back the rate"
                 verb = "meets it" if d.meets else "misses it"
                 _child(case, "skipped", f"{verb}, not claimed: {why}; {said}")
     counts = {k: 0 for k in ("tests", "failures", "errors", "skipped")}
@@ -101,7 +100,7 @@ def junit_xml(report: Report) -> str:
     root = ET.Element("testsuites", name="rtgauge")
     totals = {k: 0 for k in ("tests", "failures", "errors", "skipped")}
     for b in report.bundles:
-        suite = suite_of(b, report.deadline_ns, report.miss_rate)
+        suite = suite_of(b, report.deadline_ns, report.miss_rate, report.confidence)
         root.append(suite)
         for k in totals:
             totals[k] += int(suite.get(k, "0"))

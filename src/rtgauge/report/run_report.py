@@ -6,11 +6,12 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from rtgauge.analysis.requirements import deadline_verdicts
+from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
 from rtgauge.conditions import figures_partial, run_conditions
 from rtgauge.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
 from rtgauge.model import Bundle, Record
 from rtgauge.report import plots
+from rtgauge.report.deadline_report import run_section
 from rtgauge.report.document import (
     Block,
     Cell,
@@ -291,49 +292,6 @@ def verdict_blocks(bundle: Bundle) -> list[Block]:
     return [Table(["test", "verdict", "", "expected", "observed"], rows)] + evid
 
 
-CLAIM_STYLE = {"met": "pass", "missed": "fail", "not claimed": ""}
-
-
-def verdict_text(meets: bool, backed: bool, limit: str | None) -> str:
-    """meets / misses, and what keeps it from being claimed."""
-    text = ("meets" if meets else "misses") + ("" if backed else " (too few samples)")
-    return text + (f" — not claimed: {limit}" if limit else "")
-
-
-def deadline_blocks(bundle: Bundle, deadline_ns: float, rate: float) -> list[Block]:
-    vs = deadline_verdicts(bundle, deadline_ns, rate)
-    out: list[Block] = [Heading(2, f"Deadline {us(deadline_ns)} µs at a miss rate of {rate:g}")]
-    if not vs:
-        return out + [Para("No latency figure in this run to judge.", "note")]
-    rows = []
-    for v in vs:
-        rows.append(
-            [
-                Cell(v.test),
-                Cell(v.metric),
-                Cell(verdict_text(v.meets, v.backed, v.limit), CLAIM_STYLE[v.claim]),
-                Cell(f"{v.observed_rate:.2g}"),
-                Cell(us(v.quantile_ns)),
-                Cell(us(v.margin_ns)),
-                Cell(v.caveat),
-            ]
-        )
-    return out + [
-        Table(
-            [
-                "test",
-                "figure",
-                "verdict",
-                "observed miss rate",
-                f"quantile {1 - rate:g} (µs)",
-                "margin (µs)",
-                "samples",
-            ],
-            rows,
-        )
-    ]
-
-
 def not_run_blocks(bundle: Bundle) -> list[Block]:
     """Tests without figures to trust: errors, skips, interruptions, with reasons."""
     rows = [
@@ -380,7 +338,13 @@ def summary_table(bundle: Bundle) -> Table:
     return Table(["test", "what", "status", "worst max µs", "p99.99 (p99)", "mean", "figure"], rows)
 
 
-def run_blocks(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6) -> list[Block]:
+def run_blocks(
+    bundle: Bundle,
+    deadline_ns: float | None = None,
+    rate: float = 1e-6,
+    confidence: float = 0.95,
+    deadline: DeadlineClaim | None = None,
+) -> list[Block]:
     s = bundle.system
     out: list[Block] = [
         Heading(1, f"rtgauge: {s['host']['hostname']} — {s['host']['release']}"),
@@ -399,8 +363,10 @@ def run_blocks(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1
         system_table(s, bundle.imported),
     ]
     out += [Heading(2, "Summary", "summary"), summary_table(bundle)]
-    if deadline_ns is not None:
-        out += deadline_blocks(bundle, deadline_ns, rate)
+    if deadline is None and deadline_ns is not None:
+        deadline = claim(bundle, deadline_ns, rate, confidence)
+    if deadline is not None:
+        out += run_section(deadline)
     out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(bundle)
     out += not_run_blocks(bundle)
     out.append(Heading(2, "Performance, worst case first", "performance"))
@@ -429,8 +395,17 @@ def report_title(bundle: Bundle) -> str:
     return f"rtgauge: {bundle.host} {bundle.system['host']['release']}"
 
 
-def run_report(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6) -> Report:
+def run_report(
+    bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6, confidence: float = 0.95
+) -> Report:
     """The report of one run, ready for any exporter."""
+    found = claim(bundle, deadline_ns, rate, confidence) if deadline_ns is not None else None
     return Report(
-        report_title(bundle), run_blocks(bundle, deadline_ns, rate), [bundle], deadline_ns, rate
+        report_title(bundle),
+        run_blocks(bundle, deadline=found),
+        [bundle],
+        deadline_ns,
+        rate,
+        confidence,
+        [{"deadline": found.to_json()}] if found else [],
     )

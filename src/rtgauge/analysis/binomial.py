@@ -1,0 +1,46 @@
+"""Exact (Clopper–Pearson) bounds on a miss rate from k misses in n activations.
+
+The rule of three (3/n) holds only for k = 0; these bounds hold for any k,
+so a deadline claim stays honest once a miss has been seen.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy.stats import beta
+
+
+def upper_bound(misses: int, n: int, confidence: float) -> float:
+    """One-sided upper bound: the true rate is below it with this confidence."""
+    if n <= 0:
+        return 1.0
+    if misses >= n:
+        return 1.0
+    return float(beta.ppf(confidence, misses + 1, n - misses))
+
+
+def lower_bound(misses: int, n: int, confidence: float) -> float:
+    """One-sided lower bound: the true rate is above it with this confidence."""
+    if n <= 0 or misses <= 0:
+        return 0.0
+    return float(beta.ppf(1.0 - confidence, misses, n - misses + 1))
+
+
+def samples_needed(misses: int, rate: float, confidence: float) -> int | None:
+    """The fewest activations whose upper bound, with `misses` misses among them,
+    is at or below `rate`; None when no count can (a zero rate)."""
+    if rate <= 0:
+        return None
+    if misses == 0:  # closed form: (1 - rate)^n <= 1 - confidence
+        return max(1, math.ceil(math.log(1.0 - confidence) / math.log1p(-rate)))
+    lo = hi = max(misses + 1, 1)
+    while upper_bound(misses, hi, confidence) > rate:  # the bound falls as n grows
+        lo, hi = hi, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if upper_bound(misses, mid, confidence) <= rate:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi

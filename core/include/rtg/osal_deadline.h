@@ -24,9 +24,10 @@ int rtg_deadline_set_self(const struct rtg_deadline_params *p);
 int rtg_deadline_clear_self(void);
 /* Gives up the rest of this period's runtime: returns at the next period. */
 int rtg_deadline_yield(void);
-/* The share of each CPU the deadline scheduler may hand out (Linux:
- * sched_rt_runtime_us / sched_rt_period_us), or an errno. */
-int rtg_deadline_cpu_share(double *share);
+/* What admission control weighs a set against: the CPUs of the root domain
+ * (Linux: the online CPUs) and the share of each it may hand out (Linux:
+ * sched_rt_runtime_us / sched_rt_period_us); or an errno. */
+int rtg_deadline_bandwidth(int *cpus, double *share);
 
 /* The calling thread may run on exactly these CPUs. */
 int rtg_affinity_set_self(const int *cpus, size_t n);

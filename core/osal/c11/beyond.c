@@ -123,9 +123,9 @@ int rtg_deadline_set_self(const struct rtg_deadline_params *p)
 }
 int rtg_deadline_clear_self(void) { return ENOTSUP; }
 int rtg_deadline_yield(void) { return ENOTSUP; }
-int rtg_deadline_cpu_share(double *share)
+int rtg_deadline_bandwidth(int *cpus, double *share)
 {
-    (void)share;
+    (void)cpus, (void)share;
     return ENOTSUP;
 }
 int rtg_affinity_set_self(const int *cpus, size_t n)

@@ -49,13 +49,17 @@ static int setattr_self(const struct rtg_sched_attr *a)
 #endif
 }
 
-/* A deadline task must be allowed on its whole root domain: every CPU the
- * process may use (sched_getaffinity of the process, not of this thread). */
+/* A deadline task must be allowed on its whole root domain (EPERM
+ * otherwise). The probe's threads inherit the test's pinning, so the mask
+ * asked for is every configured CPU; the kernel keeps those the cpuset
+ * allows. */
 static int widen_affinity(void)
 {
     cpu_set_t set;
-    if (sched_getaffinity(getpid(), sizeof set, &set))
-        return errno;
+    CPU_ZERO(&set);
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+        CPU_SET((int)i, &set);
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
@@ -80,8 +84,12 @@ int rtg_deadline_clear_self(void)
 
 int rtg_deadline_yield(void) { return sched_yield() ? errno : 0; }
 
-int rtg_deadline_cpu_share(double *share)
+int rtg_deadline_bandwidth(int *cpus, double *share)
 {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online < 1)
+        return EINVAL;
+    *cpus = (int)online;
     long long runtime = 0, period = 0;
     FILE *f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
     if (!f)

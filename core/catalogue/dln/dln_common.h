@@ -22,6 +22,7 @@ struct dln_task {
     int rc;                   /* of rtg_deadline_set_self */
     int periods_run;
     uint64_t missed;          /* periods that ended past their deadline or were skipped */
+    int re_anchored;          /* times the period grid was re-anchored after a skip */
 };
 
 /* Starts a deadline task thread and waits (bounded) for its admission's

@@ -93,7 +93,7 @@ void rtg_note(struct rtg_ctx *ctx, const char *fmt, ...) __attribute__((format(p
  * info["<part id>.<suffix>"]. Returns 0, or -1 after ending this test as
  * the part ended (error or skipped, the reason naming the part). */
 int rtg_run_part(struct rtg_ctx *ctx, const struct rtg_test_desc *part, const char *suffix);
-/* This test's figure set of that name, or NULL. */
-const struct rtg_metric *rtg_metric_find(const struct rtg_ctx *ctx, const char *name);
+/* This test's i-th figure set so far (in creation order), NULL past the end. */
+const struct rtg_metric *rtg_metric_at(const struct rtg_ctx *ctx, size_t i);
 
 #endif

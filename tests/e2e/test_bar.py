@@ -27,7 +27,7 @@ def test_one_figure_set_per_thread_count(quick: ProbeRun) -> None:
     counts = expected_counts(len(t["conditions"]["cpus"]))
     assert t["info"]["threads"] == counts
     assert [m["name"] for m in t["metrics"]] == [f"barrier.release.n{n}" for n in counts]
-    for m, n in zip(t["metrics"], counts):
+    for m, n in zip(t["metrics"], counts, strict=True):
         counted(m)
         assert m["params"] == {"threads": n}
 

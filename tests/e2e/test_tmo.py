@@ -20,7 +20,7 @@ def test_lateness_per_primitive(quick: ProbeRun) -> None:
     t = ran(quick, "TMO-P-ACC")
     assert [m["name"] for m in t["metrics"]] == [f"timeout.late.{p}" for p in PRIMITIVES]
     early = t["info"]["early"]
-    for p, m in zip(PRIMITIVES, t["metrics"]):
+    for p, m in zip(PRIMITIVES, t["metrics"], strict=True):
         assert early[p] == 0, p  # a wait that returns before its deadline is broken
         counted(m)
         assert m["count"] == 20

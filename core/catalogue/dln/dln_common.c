@@ -11,10 +11,27 @@
 #include <string.h>
 
 #include "common/catalogue.h"
+#include "rtg/osal_deadline.h"
+
+/* Widens the thread's affinity before t_set is read: the migration that
+ * may follow is not part of the first period. rtg_deadline_set_self
+ * widens it again (then a no-op). */
+static void widen_first(void)
+{
+    int cpus[256];
+    int n = rtg_cpu_count_configured();
+    n = n < 256 ? n : 256;
+    for (int i = 0; i < n; i++)
+        cpus[i] = i;
+    if (n > 0)
+        rtg_affinity_set_self(cpus, (size_t)n);
+    rtg_thread_yield();
+}
 
 static void *task_main(void *arg)
 {
     struct dln_task *k = arg;
+    widen_first();
     uint64_t t_set = rtg_mono_ns();
     k->rc = rtg_deadline_set_self(&k->p);
     rtg_sem_post(k->answered);

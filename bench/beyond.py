@@ -11,35 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from bench import PROBE, ROOT, Figures, Pair, bench_pair, cyclictest_out, probe_ids, sh
+from bench import PROBE, ROOT, Pair, bench_pair, cyclictest_out, probe_ids, sh
 
 BEGIN = "<!-- beyond the seeds: bench/beyond.py -->"
 END = "<!-- end of beyond the seeds -->"
-
-
-def cyclicdeadline_out(text: str) -> Figures:
-    """cyclicdeadline -q's summary line per thread (µs)."""
-    rows = [
-        tuple(int(x) for x in m.groups())
-        for m in re.finditer(
-            r"C:\s*(\d+)\s+Min:\s*(\d+)\s+Act:\s*\d+\s+Avg:\s*(\d+)\s+Max:\s*(\d+)", text
-        )
-    ]
-    if not rows:
-        raise ValueError("no summary line from cyclicdeadline")
-    n = sum(r[0] for r in rows)
-    return {
-        "min": min(r[1] for r in rows),
-        "avg": sum(r[0] * r[2] for r in rows) / n,
-        "max": max(r[3] for r in rows),
-        "p99": float("nan"),
-    }
 
 
 PAIRS = [
@@ -56,7 +36,7 @@ PAIRS = [
             f"DLN-P-LAT.periods={s * 100}",
         ],  # fmt: skip
         lambda s: ["cyclicdeadline", "-q", "-t", "1", "-i", "10000", "-D", str(s)],
-        cyclicdeadline_out,
+        cyclictest_out,  # the same summary line (C:, Min:, Avg:, Max:)
         "one SCHED_DEADLINE task, 10 ms period = deadline, both waking after giving up the "
         "period; cyclicdeadline asks a 6 ms runtime (it needs ≥ 2 ms without HRTICK), "
         "DLN-P-LAT 1 ms; both time the period start → the task runs, cyclicdeadline in "

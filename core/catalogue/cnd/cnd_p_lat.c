@@ -15,6 +15,7 @@
 #include "rtg/osal_cond.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "thr/thr_perf.h" /* rtg_thr_params_int */
 
 #define LAT_MAX_WAITERS 16
 #define BOUND_NS (2000 * NS_PER_MS)
@@ -85,10 +86,7 @@ static void *lat_sender(void *arg)
     if (!m)
         return NULL;
     if (s->n_waiters > 1) {
-        rtg_json_reset(&m->params);
-        rtg_json_obj_begin(&m->params);
-        rtg_json_kint(&m->params, "waiters", s->n_waiters);
-        rtg_json_obj_end(&m->params);
+        rtg_thr_params_int(m, "waiters", s->n_waiters);
     }
     /* The waiters are higher: they are all inside the wait whenever this
      * thread runs, except at the start. */

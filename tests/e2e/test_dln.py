@@ -69,10 +69,14 @@ def test_latency_beside_fifo(quick: ProbeRun) -> None:
         "deadline.activation.sched_deadline",
         "deadline.activation.sched_fifo_sleep",
     ]
-    for m in t["metrics"]:
-        counted(m)
+    dl, fifo = t["metrics"]
+    counted(fifo)
+    # Activations after a skipped period are counted, not timed.
+    assert dl["count"] + t["info"]["untimed_after_skip"] == 49
+    if dl["count"]:
+        counted(dl)
     assert t["info"]["periods_run"] == 50
-    assert t["info"]["missed_deadlines"] >= 0
+    assert t["info"]["missed_deadlines"] >= t["info"]["grid_re_anchored"]
 
 
 @root_only

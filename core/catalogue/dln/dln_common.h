@@ -23,6 +23,7 @@ struct dln_task {
     int periods_run;
     uint64_t missed;          /* periods that ended past their deadline or were skipped */
     int re_anchored;          /* times the period grid was re-anchored after a skip */
+    int untimed;              /* activations after the first skip, not timed */
 };
 
 /* Starts a deadline task thread and waits (bounded) for its admission's

@@ -69,8 +69,10 @@ static int lat_run(struct rtg_ctx *ctx)
     rtg_json_kint(info, "periods_run", task.periods_run);
     rtg_json_kuint(info, "missed_deadlines", task.missed);
     rtg_json_kint(info, "grid_re_anchored", task.re_anchored);
+    rtg_json_kint(info, "untimed_after_skip", task.untimed);
     if (task.re_anchored)
-        rtg_note(ctx, "a period was skipped: later deadline latencies are lower bounds");
+        rtg_note(ctx, "a period was skipped: the %d activations after it are not timed",
+                 task.untimed);
     rtg_json_kstr(info, "reference_policy", rtg_rt_ok(ctx) ? "SCHED_FIFO" : "SCHED_OTHER");
     return 0;
 }

@@ -62,6 +62,23 @@ def test_claimed_admission_control_fails() -> None:
 
 
 @root_only
+def test_overrun_fault_fails_the_served_verdict() -> None:
+    """Hooks build, fault=overrun: each task below capacity works twice its
+    runtime, so it cannot end a period's work by the deadline."""
+    run = run_probe(
+        "--quick", "--tests", "DLN-B-ADM", *SHORT[:2], "--opt", "DLN-B-ADM.fault=overrun",
+        hooks=True,
+    )  # fmt: skip
+    offered(run)
+    t = run.tests["DLN-B-ADM"]
+    assert t["status"] == "fail" and run.code == 1
+    assert any("fault=overrun" in n for n in t["notes"])
+    v = verdict(t, "set_below_capacity_admitted_and_served")
+    assert v["pass"] is False
+    assert sum(k["missed"] for k in v["evidence"]["tasks"]) > 0
+
+
+@root_only
 def test_latency_beside_fifo(quick: ProbeRun) -> None:
     offered(quick)
     t = quick.tests["DLN-P-LAT"]

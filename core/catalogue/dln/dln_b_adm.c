@@ -87,8 +87,12 @@ static int adm_run(struct rtg_ctx *ctx)
     struct dln_task below[DLN_MAX_TASKS];
     struct rtg_dln_ask below_ask[DLN_MAX_TASKS];
     memset(below, 0, sizeof below);
+    /* The hooks build's fault=overrun: each task's work is twice its
+     * runtime, so the budget runs out inside every period and the work
+     * ends past the deadline (the "served" verdict must fail). */
+    uint64_t work = rtg_fault_is(ctx, "overrun") ? period / 10 : period / 40;
     for (size_t i = 0; i < nb; i++)
-        below[i] = (struct dln_task){.p = {period / 20, period, period}, .work_ns = period / 40};
+        below[i] = (struct dln_task){.p = {period / 20, period, period}, .work_ns = work};
     rc = ask_set(ctx, below, nb, periods, below_ask);
     if (rc)
         return rtg_fail_error(ctx, "cannot start a deadline task: %s", strerror(rc));
@@ -187,6 +191,8 @@ static const struct rtg_option adm_options[] = {
      "periods (10 ms) the admitted set below capacity runs"},
     {"control", RTG_OPT_ENUM, 0, 0, 0, 0, "none,claim_admitted", 0,
      "claim_admitted = negative control: the over-subscribed set judged as if all were admitted"},
+    {"fault", RTG_OPT_ENUM, 0, 0, 0, 0, "none,overrun", RTG_OPT_HOOKS,
+     "overrun: the tasks below capacity work twice their runtime per period"},
 };
 
 const struct rtg_test_desc rtg_test_dln_b_adm = {

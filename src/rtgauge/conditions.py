@@ -14,6 +14,11 @@ alone when the other withholds it.
   steal time; they are rated (the lab compares guests like for like) and
   said to be from a virtual machine.
 
+- Imported (rtgauge import) from a source that does not record the policy,
+  priority and memory locking it ran under: the conditions are unknown, so
+  the figures are not treated as real-time either; what the source did
+  record (cyclictest --json's command line) counts like the probe's word.
+
 Timing is rated only when meaningful and real-time; a deadline verdict is
 shown as met (green) only under the same conditions.
 
@@ -58,6 +63,7 @@ class RunConditions:
     partial_tests: tuple[str, ...] = ()  # ids whose figures are partial
     # family -> why its behaviour verdicts cannot be taken as passed
     behaviour_unjudged: dict[str, str] = field(default_factory=dict)
+    unrecorded: str | None = None  # imported from this source, which did not record them
 
     def figures_usable(self, test_id: str) -> bool:
         """The test's figures may feed ratings, deadline verdicts and marks."""
@@ -83,6 +89,8 @@ class RunConditions:
         """Why timing is not rated, in a few words; None when it is."""
         if self.emulated:
             return "emulated CPU, timings are not meaningful"
+        if self.unrecorded:
+            return f"imported from {self.unrecorded}, which does not record the conditions"
         if not self.rt_policy_ok:
             return "ran without SCHED_FIFO, figures are not real-time"
         if not self.mlock_ok:
@@ -114,18 +122,28 @@ def run_conditions(bundle: Bundle) -> RunConditions:
     )
     mlock_ok = bool(priv["mlockall"]) and all(t["conditions"]["mlockall"] for t in measured)
 
+    imported = bundle.imported or {}
+    unrecorded = None if not imported or imported.get("conditions_known") else imported["source"]
+    if unrecorded:
+        rt_ok = mlock_ok = False
+
     reasons: list[str] = []
     if emulated:
         who = " and ".join(known_by)
         reasons.append(
             f"emulated (known to the {who}): timings are not meaningful; behaviour verdicts are"
         )
-    if not rt_ok:
+    if unrecorded:
+        reasons.append(
+            f"imported from {unrecorded}: whether it ran with SCHED_FIFO and mlockall is not "
+            "recorded, so the figures are not treated as real-time"
+        )
+    elif not rt_ok:
         why = priv.get("sched_fifo_reason") or (
             "not obtained" if not priv["sched_fifo"] else "some tests ran without it"
         )
         reasons.append(f"no SCHED_FIFO ({why}): the figures are not real-time")
-    if not mlock_ok:
+    if not mlock_ok and not unrecorded:
         why = priv.get("mlockall_reason") or (
             "not obtained" if not priv["mlockall"] else "some tests ran without it"
         )
@@ -140,5 +158,5 @@ def run_conditions(bundle: Bundle) -> RunConditions:
             why = f"{t['id']} {t['status']}" + (f" ({t['reason']})" if t.get("reason") else "")
             unjudged.setdefault(_family(t["id"]), why)
     return RunConditions(
-        emulated, known_by, virtualised, rt_ok, mlock_ok, reasons, partial, unjudged
+        emulated, known_by, virtualised, rt_ok, mlock_ok, reasons, partial, unjudged, unrecorded
     )

@@ -68,6 +68,7 @@ class Metric:
     worst_at_ms: float | None
     params: Record
     hist: Histogram
+    negative: int = 0  # intervals that ended before they began: not samples
 
     @classmethod
     def from_dict(cls, d: Record) -> Metric:
@@ -76,6 +77,7 @@ class Metric:
             name=str(d["name"]),
             unit=str(d["unit"]),
             count=int(d["count"]),
+            negative=int(d.get("negative") or 0),
             worst_at_ms=_num(d["worst_at_ms"]),
             params=dict(d.get("params") or {}),
             hist=Histogram.from_dict(d["hist"]),
@@ -284,6 +286,8 @@ class Bundle:
     created_at: str = ""
     target: Record = field(default_factory=lambda: {"kind": "local"})
     path: Path | None = None
+    run_label: str | None = None  # --label: a kernel build, a board name (bundle key "label")
+    imported: Record | None = None  # where an imported run came from (bundle key "import")
 
     @property
     def complete(self) -> bool:
@@ -323,6 +327,12 @@ class Bundle:
         for i, t in enumerate(tests):
             if t["record"] != "test":
                 raise UsageError(f"{where}: tests[{i}] is not a test record")
+        run_label = data.get("label")
+        if run_label is not None and not isinstance(run_label, str):
+            raise UsageError(f"{where}: 'label' must be a string")
+        imported = data.get("import")
+        if imported is not None and not isinstance(imported, dict):
+            raise UsageError(f"{where}: 'import' must be an object")
         end = data.get("end")
         if end is not None:
             end = check_record(end, f"{where}: end")
@@ -335,9 +345,18 @@ class Bundle:
             command=[str(c) for c in data["command"]],
             created_at=str(data.get("created_at", "")),
             target=data["target"],
+            run_label=run_label,
+            imported=imported,
         )
 
     def to_json(self) -> Record:
+        # "label" and "import" are written only when set: older readers see
+        # the same bundle as before.
+        extra: Record = {}
+        if self.run_label is not None:
+            extra["label"] = self.run_label
+        if self.imported is not None:
+            extra["import"] = self.imported
         return {
             "bundle_version": BUNDLE_VERSION,
             "created_at": self.created_at,
@@ -348,6 +367,7 @@ class Bundle:
             "system": self.system,
             "tests": self.tests,
             "end": self.end,
+            **extra,
         }
 
 

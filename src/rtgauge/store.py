@@ -35,8 +35,11 @@ def utc_stamp() -> str:
 class RunWriter:
     """Writes one run into the store as its records arrive."""
 
-    def __init__(self, results: Path, command: list[str], target: Record) -> None:
+    def __init__(
+        self, results: Path, command: list[str], target: Record, label: str | None = None
+    ) -> None:
         self.results = results
+        self.label = label
         self.command = command
         self.target = target
         self.stamp = utc_stamp()
@@ -98,7 +101,11 @@ class RunWriter:
         self._fh = self.partial.open("w", encoding="utf-8")
         self._write_rejected()
         self.bundle = Bundle(
-            system=system, command=self.command, created_at=self.created_at, target=self.target
+            system=system,
+            command=self.command,
+            created_at=self.created_at,
+            target=self.target,
+            run_label=self.label,
         )
 
     def finish(self) -> Path | None:
@@ -123,14 +130,25 @@ class RunWriter:
         return path
 
 
+COLUMNS = (
+    "path", "host", "created_at", "target", "kernel", "preempt",
+    "tests", "passed", "failed", "errors", "complete", "label",
+)  # fmt: skip
+
+
 def _connect(results: Path) -> sqlite3.Connection:
     db = sqlite3.connect(results / INDEX)
     db.execute(
         """CREATE TABLE IF NOT EXISTS runs (
             path TEXT PRIMARY KEY, host TEXT, created_at TEXT, target TEXT,
             kernel TEXT, preempt TEXT, tests INTEGER, passed INTEGER, failed INTEGER,
-            errors INTEGER, complete INTEGER)"""
+            errors INTEGER, complete INTEGER, label TEXT)"""
     )
+    # An index written before labels existed: add the column (NULL for the
+    # runs already in it); the bundles stay the authority.
+    have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+    if "label" not in have:
+        db.execute("ALTER TABLE runs ADD COLUMN label TEXT")
     return db
 
 
@@ -138,28 +156,32 @@ def index_run(results: Path, bundle: Bundle) -> None:
     assert bundle.path is not None
     end = bundle.end or {}
     statuses = [t["status"] for t in bundle.tests]
+    values = (
+        str(bundle.path.relative_to(results)),
+        bundle.host,
+        bundle.created_at,
+        str(bundle.target.get("kind", "local")),
+        bundle.system["host"]["release"],
+        bundle.system["kernel"]["preempt_model"],
+        len(bundle.tests),
+        end.get("passed", sum(s in ("ok", "pass") for s in statuses)),
+        end.get("failed", statuses.count("fail")),
+        end.get("errors", statuses.count("error")),
+        int(bundle.complete),
+        bundle.run_label,
+    )
     with _connect(results) as db:
         db.execute(
-            "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                str(bundle.path.relative_to(results)),
-                bundle.host,
-                bundle.created_at,
-                str(bundle.target.get("kind", "local")),
-                bundle.system["host"]["release"],
-                bundle.system["kernel"]["preempt_model"],
-                len(bundle.tests),
-                end.get("passed", sum(s in ("ok", "pass") for s in statuses)),
-                end.get("failed", statuses.count("fail")),
-                end.get("errors", statuses.count("error")),
-                int(bundle.complete),
-            ),
+            f"INSERT OR REPLACE INTO runs ({','.join(COLUMNS)}) "
+            f"VALUES ({','.join('?' * len(COLUMNS))})",
+            values,
         )
     db.close()
 
 
-def list_runs(results: Path) -> list[dict[str, Any]]:
-    """The index, newest first; rebuilt from the bundles if it is missing."""
+def list_runs(results: Path, label: str | None = None) -> list[dict[str, Any]]:
+    """The index, newest first (only the runs with `label` when given);
+    rebuilt from the bundles if it is missing."""
     if not results.is_dir():
         return []
     if not (results / INDEX).exists():
@@ -170,6 +192,9 @@ def list_runs(results: Path) -> list[dict[str, Any]]:
                 continue
     with _connect(results) as db:
         db.row_factory = sqlite3.Row
-        rows = [dict(r) for r in db.execute("SELECT * FROM runs ORDER BY created_at DESC")]
+        query, params = "SELECT * FROM runs", tuple[str, ...]()
+        if label is not None:
+            query, params = query + " WHERE label = ?", (label,)
+        rows = [dict(r) for r in db.execute(query + " ORDER BY created_at DESC", params)]
     db.close()
     return rows

@@ -107,7 +107,7 @@ def test_an_unexpected_exception_is_one_line(
 ) -> None:
     import rtgauge.cli.runs as runs
 
-    def boom(results: Path) -> list[dict[str, Any]]:
+    def boom(results: Path, label: str | None = None) -> list[dict[str, Any]]:
         raise KeyError("surprise")
 
     monkeypatch.setattr(runs, "list_runs", boom)

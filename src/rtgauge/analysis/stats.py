@@ -130,26 +130,31 @@ def _above(metric: dict[str, Any], threshold: float) -> int:
     return n + int(metric["hist"]["overflow"])
 
 
-def tail_test(a: dict[str, Any], b: dict[str, Any]) -> TailTest:
-    """Do a and b exceed the pooled p99 equally often? Counts above it, from
+def tail_test(a: dict[str, Any], b: dict[str, Any], threshold_ns: float | None = None) -> TailTest:
+    """Do a and b exceed the pooled p99 (or a given threshold: a history uses
+    the older run's own tail percentile) equally often? Counts above it, from
     the histograms, compared with Fisher's exact test."""
     n_a, n_b = int(a["count"]), int(b["count"])
     if n_a + n_b < TAIL_MIN_SAMPLES:
         return TailTest(None, (0, 0), None)
-    pooled: dict[tuple[int, int], int] = {}
-    for m in (a, b):
-        for lo, hi, c in m["hist"]["buckets"]:
-            pooled[(int(lo), int(hi))] = pooled.get((int(lo), int(hi)), 0) + int(c)
-    rank = math.ceil(0.99 * (n_a + n_b))
-    seen, threshold = 0, None
-    for (_, hi), c in sorted(pooled.items()):
-        seen += c
-        if seen >= rank:
-            threshold = float(hi - 1)
-            break
+    threshold = threshold_ns if threshold_ns is not None else _pooled_p99(a, b)
     if threshold is None:  # the pooled p99 lies in the overflow
         return TailTest(None, (0, 0), None)
     above = (_above(a, threshold), _above(b, threshold))
     if sum(above) == 0:
         return TailTest(None, above, None)
     return TailTest(threshold, above, fisher_exact(above[0], n_a, above[1], n_b))
+
+
+def _pooled_p99(a: dict[str, Any], b: dict[str, Any]) -> float | None:
+    pooled: dict[tuple[int, int], int] = {}
+    for m in (a, b):
+        for lo, hi, c in m["hist"]["buckets"]:
+            pooled[(int(lo), int(hi))] = pooled.get((int(lo), int(hi)), 0) + int(c)
+    rank = math.ceil(0.99 * (int(a["count"]) + int(b["count"])))
+    seen = 0
+    for (_, hi), c in sorted(pooled.items()):
+        seen += c
+        if seen >= rank:
+            return float(hi - 1)
+    return None

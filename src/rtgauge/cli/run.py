@@ -30,6 +30,9 @@ def add_probe_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prio", help="SCHED_FIFO priority of the tests, 1..98 (default 95)")
     p.add_argument("--opt", action="append", default=[], metavar="ID.key=value")
     p.add_argument("--no-rt", action="store_true", help="run SCHED_OTHER on purpose")
+    p.add_argument(
+        "--label", type=run_label, help="a name for the run kept in the store, e.g. a kernel build"
+    )
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,6 +42,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     add_results_dir(p)
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
     p.set_defaults(execute=execute)
+
+
+def run_label(text: str) -> str:
+    """A label is one short line of printable text: it names runs in tables."""
+    if not text or len(text) > 100 or not text.isprintable():
+        raise UsageError(f"--label {text!r}: give 1 to 100 printable characters")
+    return text
 
 
 def probe_args(args: argparse.Namespace) -> list[str]:
@@ -56,11 +66,13 @@ def probe_args(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _record(target: Target, pargs: list[str], results: Path) -> tuple[RunWriter, bool, int]:
+def _record(
+    target: Target, pargs: list[str], results: Path, label: str | None = None
+) -> tuple[RunWriter, bool, int]:
     """Streams the target's lines into the store; returns the writer, whether a
     signal stopped the run, and how many lines were not valid records."""
     lines = target.run(pargs)
-    writer = RunWriter(results, [target.probe_command, *pargs], target.describe())
+    writer = RunWriter(results, [target.probe_command, *pargs], target.describe(), label)
     progress = Progress(sys.stderr)
     stopped: list[int] = []
 
@@ -97,7 +109,9 @@ def perform(args: argparse.Namespace) -> tuple[int, Path]:
     """Runs, stores and reports; returns the exit code and the bundle."""
     pargs = probe_args(args)
     with make_target(args.target, args) as target:
-        writer, stopped, bad_lines = _record(target, pargs, args.results_dir)
+        writer, stopped, bad_lines = _record(
+            target, pargs, args.results_dir, getattr(args, "label", None)
+        )
         code, message = target.outcome()
     path = writer.finish()
     if path is None:

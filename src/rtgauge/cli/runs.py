@@ -13,23 +13,26 @@ from rtgauge.store import list_runs
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("runs", help="the stored runs, newest first")
     add_results_dir(p)
+    p.add_argument("--label", help="only the runs stored with this label")
     p.set_defaults(execute=execute)
 
 
 def execute(args: argparse.Namespace) -> int:
-    rows = list_runs(args.results_dir)
+    rows = list_runs(args.results_dir, args.label)
     if not rows:
-        print(f"no runs in {args.results_dir}")
+        which = f" labelled {term(args.label)!r}" if args.label else ""
+        print(f"no runs{which} in {args.results_dir}")
         return 0
     print(
         f"{'created':<26} {'host':<16} {'target':<8} {'kernel':<24} {'preempt':<9} "
-        f"{'tests':>5} {'status':<10} path"
+        f"{'tests':>5} {'status':<10} {'label':<16} path"
     )
     for r in rows:
         print(
             f"{term(r['created_at']):<26} {term(r['host'])[:16]:<16} {term(r['target'])[:8]:<8} "
             f"{term(r['kernel'])[:24]:<24} {term(r['preempt']):<9} {r['tests']:>5} "
-            f"{status(r):<10} {term(args.results_dir / r['path'])}"
+            f"{status(r):<10} {term(r['label'] or '—')[:16]:<16} "
+            f"{term(args.results_dir / r['path'])}"
         )
     return 0
 

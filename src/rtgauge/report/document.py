@@ -75,3 +75,5 @@ class Report:
     title: str
     blocks: list[Block]
     bundles: list[Bundle] = field(default_factory=list)
+    deadline_ns: float | None = None  # the deadline its verdicts were judged against
+    miss_rate: float = 1e-6

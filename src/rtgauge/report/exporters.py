@@ -14,6 +14,9 @@ from typing import Protocol
 
 from rtgauge.errors import UsageError
 from rtgauge.report.document import Report
+from rtgauge.report.export_cyclictest import cyclictest_hist_text
+from rtgauge.report.export_junit import junit_xml
+from rtgauge.report.export_lava import lava_text
 from rtgauge.report.render_html import render_html
 from rtgauge.report.render_markdown import render_markdown
 from rtgauge.report.tables import tables_csv, write_tables
@@ -86,6 +89,42 @@ class CsvExporter:
         return write_tables(report.blocks, path)
 
 
+class JunitExporter(_TextExporter):
+    """Behaviour and deadline verdicts as JUnit XML, for CI systems."""
+
+    name, suffix = "junit", ".junit.xml"
+
+    def render(self, report: Report) -> str:
+        return junit_xml(report)
+
+
+class LavaExporter(_TextExporter):
+    """lava-test-case lines, for a LAVA job's test shell."""
+
+    name, suffix = "lava", ".lava.sh"
+
+    def render(self, report: Report) -> str:
+        return lava_text(report)
+
+
+class CyclictestHistExporter(_TextExporter):
+    """Latency histograms in cyclictest's -h layout (OSADL's plots read it)."""
+
+    name, suffix = "cyclictest-hist", ".hist.txt"
+
+    def render(self, report: Report) -> str:
+        return cyclictest_hist_text(report)
+
+
 EXPORTERS: dict[str, Exporter] = {
-    e.name: e for e in (HtmlExporter(), MarkdownExporter(), JsonExporter(), CsvExporter())
+    e.name: e
+    for e in (
+        HtmlExporter(),
+        MarkdownExporter(),
+        JsonExporter(),
+        CsvExporter(),
+        JunitExporter(),
+        LavaExporter(),
+        CyclictestHistExporter(),
+    )
 }

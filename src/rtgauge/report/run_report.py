@@ -79,7 +79,7 @@ def _keywords(text: str) -> tuple[str, ...]:
     return (text,)
 
 
-def system_table(s: Record) -> Table:
+def system_table(s: Record, imported: Record | None = None) -> Table:
     k, c, clk, p = s["kernel"], s["cpu"], s["clock"], s["privileges"]
     floor = clk["floor_ns"]
     rows = [
@@ -131,7 +131,28 @@ def system_table(s: Record) -> Table:
             f"{s['probe']['build']['libc']}, {'static' if s['probe']['build']['static'] else 'dynamic'})",
         ),
     ]
+    if imported is not None:
+        rows = _imported_rows(rows, imported)
     return Table(["", ""], [[Cell(a), Cell(b)] for a, b in rows])
+
+
+def _imported_rows(rows: list[tuple[str, str]], imported: Record) -> list[tuple[str, str]]:
+    """An imported run: the facts its source did not give say so, instead of
+    showing the placeholders the contract needs."""
+    unknown = "unknown: not in the imported file"
+    blank = {
+        "CPUs",
+        "clock",
+        "measurement floor",
+        "tick rate",
+        "RT throttling",
+        "isolated / nohz_full",
+    }
+    if not imported.get("conditions_known"):
+        blank.add("obtained")
+    out = [(k, unknown if k in blank else v) for k, v in rows if k != "probe"]
+    tool = f"{imported.get('source')} {imported.get('tool_version') or ''}".strip()
+    return out + [("imported from", f"{tool}, file {imported.get('file')}")]
 
 
 def metric_table(metrics: list[Record]) -> Table:
@@ -141,6 +162,18 @@ def metric_table(metrics: list[Record]) -> Table:
             [Cell(m["name"])] + [Cell(us2(m[k])) for k, _ in COLUMNS] + [Cell(str(m["count"]))]
         )
     return Table(["figure (µs)"] + [h for _, h in COLUMNS] + ["count"], rows)
+
+
+def negative_note(metrics: list[Record]) -> Para | None:
+    """The intervals that ended before they began, where a figure has any."""
+    named = [f"{m['name']} {m['negative']}" for m in metrics if m.get("negative")]
+    if not named:
+        return None
+    return Para(
+        "Negative intervals (the end stamp earlier than its reference: an early wake-up "
+        "or a clock that stepped back), counted apart and not in the figures: " + ", ".join(named),
+        "note",
+    )
 
 
 def sweep_charts(test: Record) -> list[Block]:
@@ -222,6 +255,9 @@ def test_blocks(t: Record) -> list[Block]:
         out.append(Para(PARTIAL_NOTE, "warn"))
     if t["metrics"]:
         out.append(metric_table(t["metrics"]))
+        negative = negative_note(t["metrics"])
+        if negative:
+            out.append(negative)
     out += sweep_charts(t)
     out += histograms(t)
     if t.get("info"):
@@ -358,7 +394,10 @@ def run_blocks(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1
     warnings = trust_warnings(bundle)
     if warnings:
         out.append(Notice("Why these figures may be less trustworthy", warnings))
-    out += [Heading(2, "System and how it was measured", "system"), system_table(s)]
+    out += [
+        Heading(2, "System and how it was measured", "system"),
+        system_table(s, bundle.imported),
+    ]
     out += [Heading(2, "Summary", "summary"), summary_table(bundle)]
     if deadline_ns is not None:
         out += deadline_blocks(bundle, deadline_ns, rate)
@@ -392,4 +431,6 @@ def report_title(bundle: Bundle) -> str:
 
 def run_report(bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6) -> Report:
     """The report of one run, ready for any exporter."""
-    return Report(report_title(bundle), run_blocks(bundle, deadline_ns, rate), [bundle])
+    return Report(
+        report_title(bundle), run_blocks(bundle, deadline_ns, rate), [bundle], deadline_ns, rate
+    )

@@ -1,0 +1,114 @@
+"""rtgauge history: the stored runs of a system over time, regressions
+between consecutive comparable runs, and a long-term HTML view."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from rtgauge.analysis.history import History, build, system_name
+from rtgauge.cli.common import add_results_dir
+from rtgauge.errors import UsageError
+from rtgauge.fmt import term
+from rtgauge.model import Bundle, load_bundle
+from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.history_report import HEADERS, group_title, history_report, run_cells
+from rtgauge.store import list_runs, utc_stamp
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("history", help="runs of a system over time, with regressions")
+    add_results_dir(p)
+    p.add_argument("--system", help="host name (or 'guest <kernel>'), a glob")
+    p.add_argument("--test", help="test id or glob, e.g. TMR-P-LAT")
+    p.add_argument("--label", help="only the runs stored with this label")
+    p.add_argument("--since", help="only runs from this date on, e.g. 2026-11-01")
+    p.add_argument(
+        "--check", action="store_true", help="exit 1 when the newest run of a system regressed"
+    )
+    p.add_argument(
+        "--html",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="also write the long-term view as one HTML page",
+    )
+    p.set_defaults(execute=execute)
+
+
+def _since(text: str) -> str:
+    try:
+        return datetime.fromisoformat(text).isoformat()
+    except ValueError:
+        raise UsageError(f"--since {text!r}: give a date, e.g. 2026-11-01") from None
+
+
+def load(args: argparse.Namespace) -> list[Bundle]:
+    since = _since(args.since) if args.since else None
+    out = []
+    for row in list_runs(args.results_dir, args.label):
+        if since and str(row["created_at"]) < since:
+            continue
+        try:
+            b = load_bundle(args.results_dir / row["path"])
+        except UsageError as exc:  # a damaged bundle is skipped, said, never fatal
+            print(f"rtgauge: warning: skipped: {term(str(exc))}", file=sys.stderr)
+            continue
+        if args.system and not fnmatchcase(system_name(b), args.system):
+            continue
+        if args.test:
+            b.tests = [t for t in b.tests if fnmatchcase(t["id"], args.test)]
+            if not b.tests:
+                continue
+        out.append(b)
+    return out
+
+
+def print_text(histories: list[History]) -> None:
+    widths = [28, 26, 10, 22, 6, 10, 10]
+    for h in histories:
+        print(f"\n{term(group_title(h))}: {len(h.runs)} runs")
+        tests = sorted({t["id"] for e in h.runs for t in e.bundle.tests})
+        for test_id in tests:
+            print(f"  {test_id}")
+            print("    " + " ".join(f"{c:<{w}}" for c, w in zip(HEADERS, widths, strict=True)))
+            for e in h.runs:
+                cells = [term(c) for c in run_cells(e, test_id)]
+                print("    " + " ".join(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)))
+        for e in h.runs:
+            for f in e.findings:
+                if f.regression:
+                    print(
+                        f"  REGRESSION {term(e.bundle.created_at)} {f.test} {term(f.name)}: "
+                        f"{term(f.evidence)}"
+                    )
+        for e in h.runs:
+            for f in e.findings:
+                if f.kind in ("max", "missed") or (f.kind == "verdict" and not f.regression):
+                    print(
+                        f"  note {term(e.bundle.created_at)} {f.test} {term(f.name)}: {f.evidence}"
+                    )
+
+
+def execute(args: argparse.Namespace) -> int:
+    bundles = load(args)
+    if not bundles:
+        print(f"no runs in {args.results_dir} match")
+        return 0
+    histories = build(bundles)
+    print_text(histories)
+    if args.html is not None:
+        path = Path(args.html) if args.html else args.results_dir / f"history-{utc_stamp()}.html"
+        (written,) = EXPORTERS["html"].write(history_report(histories), path)
+        print(f"\nhistory page: {written}")
+    regressed = [h for h in histories if h.runs[-1].regressed]
+    if args.check:
+        if regressed:
+            names = ", ".join(term(group_title(h)) for h in regressed)
+            print(f"check: the newest run regressed: {names}", file=sys.stderr)
+            return 1
+        print("check: the newest runs show no regression")
+    return 0

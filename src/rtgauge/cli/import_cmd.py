@@ -1,0 +1,75 @@
+"""rtgauge import FILE: another tool's measurements (cyclictest, rtla) stored
+as a run, so reports, comparisons and history treat them like any other."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from rtgauge.cli.common import add_results_dir
+from rtgauge.cli.run import run_label
+from rtgauge.errors import UsageError
+from rtgauge.fmt import term
+from rtgauge.importers import FORMATS, import_file
+from rtgauge.model import Bundle
+from rtgauge.store import index_run, safe_name
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("import", help="store another tool's results (cyclictest, rtla) as a run")
+    p.add_argument("file", type=Path, help="cyclictest --json or -h output, rtla hist output")
+    p.add_argument("--format", default="auto", choices=["auto", *FORMATS])
+    p.add_argument("--label", type=run_label, help="a name for the run, e.g. a kernel build")
+    p.add_argument("--host", help="the system's name when the file does not say it")
+    p.add_argument("--out", type=Path, help="write the bundle here instead of into the store")
+    add_results_dir(p)
+    p.set_defaults(execute=execute)
+
+
+def _stamp(created_at: str) -> str:
+    digits = "".join(ch for ch in created_at[:19] if ch.isdigit())
+    return f"{digits[:8]}T{digits[8:14]}Z" if len(digits) >= 14 else "imported"
+
+
+def _write(bundle: Bundle, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    try:
+        tmp.write_text(json.dumps(bundle.to_json(), indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
+    bundle.path = path
+    return path
+
+
+def execute(args: argparse.Namespace) -> int:
+    bundle = import_file(args.file, args.format)
+    bundle.run_label = args.label
+    if args.host:
+        bundle.system["host"]["hostname"] = args.host
+        assert bundle.imported is not None
+        bundle.imported["unknown"] = [u for u in bundle.imported["unknown"] if u != "hostname"]
+    if args.out:
+        if args.out.resolve() == args.file.resolve():
+            raise UsageError(f"refusing to overwrite {args.file}")
+        print(_write(bundle, args.out))
+        return 0
+    folder = args.results_dir / safe_name(bundle.host)
+    base = f"{_stamp(bundle.created_at)}-import"
+    path = folder / f"{base}.json"
+    n = 1
+    while path.exists():
+        n += 1
+        path = folder / f"{base}-{n}.json"
+    _write(bundle, path)
+    index_run(args.results_dir, bundle)
+    assert bundle.imported is not None
+    unknown = ", ".join(bundle.imported["unknown"])
+    print(f"imported from {bundle.imported['source']}: {len(bundle.tests[0]['metrics'])} metrics")
+    print(f"not in the source (left null or unknown): {term(unknown)}")
+    print(f"stored: {term(path)}")
+    return 0

@@ -1,0 +1,111 @@
+"""JUnit XML for CI systems: a test case per behaviour verdict and per
+deadline verdict; a failing verdict is a <failure> carrying its evidence, a
+test the target could not run is <skipped>, a test in error is <error>. A
+deadline verdict the run cannot claim (too few samples, or conditions that
+cannot support it: emulated, not real-time) is <skipped>, saying why."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+from rtgauge.analysis.requirements import deadline_verdicts
+from rtgauge.fmt import us
+from rtgauge.model import Bundle
+from rtgauge.report.document import Report
+
+# XML 1.0 cannot carry most control characters, even escaped.
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_text(text: object) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+
+
+def _case(suite: ET.Element, classname: str, name: str, seconds: float = 0.0) -> ET.Element:
+    return ET.SubElement(
+        suite,
+        "testcase",
+        classname=xml_text(classname),
+        name=xml_text(name),
+        time=f"{seconds:.3f}",
+    )
+
+
+def _child(case: ET.Element, tag: str, message: str, body: str = "") -> None:
+    el = ET.SubElement(case, tag, message=xml_text(message)[:500])
+    if body:
+        el.text = xml_text(body)
+
+
+def suite_of(bundle: Bundle, deadline_ns: float | None, rate: float) -> ET.Element:
+    s = bundle.system
+    suite = ET.Element(
+        "testsuite",
+        name=xml_text(f"rtgauge {bundle.host} {s['host']['release']}"),
+        hostname=xml_text(bundle.host),
+        timestamp=xml_text(bundle.created_at or s.get("started_at", "")),
+    )
+    for t in bundle.tests:
+        seconds = float(t["duration_ms"]) / 1e3
+        cls = f"rtgauge.{t['id']}"
+        if t["status"] in ("skipped", "error", "interrupted"):
+            case = _case(suite, cls, t["id"], seconds)
+            tag = "skipped" if t["status"] == "skipped" else "error"
+            _child(case, tag, f"{t['status']}: {t['reason'] or 'no reason given'}")
+            continue
+        if not t["verdicts"]:  # a performance test: it ran; its figures as output
+            case = _case(suite, cls, t["id"], seconds)
+            figures = [
+                f"{m['name']}: max {us(m['max'])} µs, mean {us(m['mean'])} µs, {m['count']} samples"
+                for m in t["metrics"]
+                if m["count"]
+            ]
+            if figures:
+                ET.SubElement(case, "system-out").text = xml_text("\n".join(figures))
+        for v in t["verdicts"]:
+            case = _case(suite, cls, v["name"], seconds / max(len(t["verdicts"]), 1))
+            if not v["pass"]:
+                evidence = json.dumps(v.get("evidence"), indent=1, ensure_ascii=False)
+                _child(
+                    case,
+                    "failure",
+                    f"expected {v['expected']}; observed {v['observed']}",
+                    f"expected: {v['expected']}\nobserved: {v['observed']}\nevidence: {evidence}",
+                )
+    if deadline_ns is not None:
+        for d in deadline_verdicts(bundle, deadline_ns, rate):
+            case = _case(suite, f"rtgauge.deadline.{d.test}", f"{d.metric} <= {us(deadline_ns)} µs")
+            said = (
+                f"{d.misses_max} of {d.count} samples may exceed {us(deadline_ns)} µs "
+                f"(tolerated rate {rate:g}); {d.caveat}"
+            )
+            if d.claim == "missed":
+                _child(case, "failure", said, said)
+            elif d.claim == "not claimed":
+                why = d.limit or "too few samples to back the rate"
+                verb = "meets it" if d.meets else "misses it"
+                _child(case, "skipped", f"{verb}, not claimed: {why}; {said}")
+    counts = {k: 0 for k in ("tests", "failures", "errors", "skipped")}
+    for case in suite.iter("testcase"):
+        counts["tests"] += 1
+        for tag, key in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
+            counts[key] += len(case.findall(tag))
+    for k, v in counts.items():
+        suite.set(k, str(v))
+    return suite
+
+
+def junit_xml(report: Report) -> str:
+    root = ET.Element("testsuites", name="rtgauge")
+    totals = {k: 0 for k in ("tests", "failures", "errors", "skipped")}
+    for b in report.bundles:
+        suite = suite_of(b, report.deadline_ns, report.miss_rate)
+        root.append(suite)
+        for k in totals:
+            totals[k] += int(suite.get(k, "0"))
+    for k, v in totals.items():
+        root.set(k, str(v))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"

@@ -1,0 +1,134 @@
+"""What a history says, as blocks (the HTML page) and as text (the terminal)."""
+
+from __future__ import annotations
+
+from rtgauge.analysis.history import History, RunEntry, headline, missed, tail_value
+from rtgauge.fmt import us
+from rtgauge.model import Record
+from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Report, Table
+from rtgauge.report.history_plots import Column, history_svg
+
+
+def group_title(h: History) -> str:
+    return f"{h.system}" + (f" — label {h.label}" if h.label else " — no label")
+
+
+def test_ids(h: History) -> list[str]:
+    out: list[str] = []
+    for e in h.runs:
+        for t in e.bundle.tests:
+            if t["id"] not in out:
+                out.append(t["id"])
+    return out
+
+
+def _test(e: RunEntry, test_id: str) -> Record | None:
+    return next((t for t in e.bundle.tests if t["id"] == test_id), None)
+
+
+def run_cells(e: RunEntry, test_id: str) -> list[str]:
+    """created, kernel, max, tail, missed, verdicts, change (for one test)."""
+    b = e.bundle
+    t = _test(e, test_id)
+    kernel = f"{b.system['host']['release']} ({b.system['kernel']['preempt_model'] or '?'})"
+    if t is None:
+        return [b.created_at, kernel, "—", "—", "—", "not run", ""]
+    m = headline(t)
+    name, tail = tail_value(m) if m else ("", None)
+    verdicts = t["verdicts"]
+    passed = sum(bool(v["pass"]) for v in verdicts)
+    vtext = f"{passed}/{len(verdicts)} pass" if verdicts else t["status"]
+    lost = missed(t)
+    regs = [f for f in e.findings if f.test == test_id and f.regression]
+    change = "REGRESSION" if regs else ""
+    return [
+        b.created_at,
+        kernel,
+        us(m["max"]) if m else "—",
+        f"{us(tail)} ({name})" if tail is not None else "—",
+        "—" if lost is None else str(lost),
+        vtext,
+        change,
+    ]
+
+
+CAPTION = (
+    "{}: a column per run, numbered as in the table; colour: the share of that run's samples "
+    "at that latency (white none, blue few … dark red most); red line: the maximum, dashed: "
+    "the tail percentile; ▼: a regression"
+)
+HEADERS = ["run", "kernel", "max µs", "tail µs", "missed", "verdicts", "change"]
+
+
+def history_blocks(histories: list[History]) -> list[Block]:
+    out: list[Block] = [Heading(1, "rtgauge history")]
+    out.append(
+        Para(
+            "Per system and label, every stored run, oldest first. A regression is a behaviour "
+            "verdict that went from pass to fail, or a tail that got worse beyond chance "
+            "(samples above a tail percentile of the older run, Fisher's exact test, "
+            "p < 0.001 and the rate at least doubled). A higher maximum alone is a single "
+            "extreme value, and missed periods come in bursts: shown, not tested.",
+            "lead",
+        )
+    )
+    for h in histories:
+        out.append(Heading(2, group_title(h)))
+        newest = h.runs[-1]
+        out.append(
+            Para(
+                f"{len(h.runs)} runs; newest {newest.bundle.created_at}: "
+                + ("REGRESSED" if newest.regressed else "no regression"),
+                "warn" if newest.regressed else "",
+            )  # fmt: skip
+        )
+        regs = [
+            f"{e.bundle.created_at} {f.test} {f.name}: {f.evidence}"
+            for e in h.runs
+            for f in e.findings
+            if f.regression
+        ]
+        if regs:
+            out.append(Notice("Regressions", regs))
+        for test_id in test_ids(h):
+            out.append(Heading(3, test_id))
+            cols = []
+            for i, e in enumerate(h.runs):
+                t = _test(e, test_id)
+                m = headline(t) if t else None
+                if m is None or not m["hist"]["buckets"]:
+                    continue
+                label = e.bundle.run_label or ""
+                cols.append(
+                    Column(
+                        f"#{i + 1}",
+                        f"#{i + 1} {e.bundle.created_at} {e.bundle.system['host']['release']} "
+                        f"{label}".strip(),
+                        m,
+                        tail_value(m)[1],
+                        any(f.regression and f.test == test_id for f in e.findings),
+                    )
+                )
+            if cols:
+                m0 = cols[-1].metric
+                out.append(Chart(history_svg(m0["name"], cols), CAPTION.format(m0["name"])))
+            rows = []
+            for i, e in enumerate(h.runs):
+                cells = run_cells(e, test_id)
+                row = [Cell(f"#{i + 1} {cells[0]}")] + [Cell(c) for c in cells[1:6]]
+                row.append(Cell(cells[6], "fail" if cells[6] else ""))
+                rows.append(row)
+            out.append(Table(HEADERS, rows))
+            notes = [
+                f"#{i + 1} {f.name}: {f.evidence}"
+                for i, e in enumerate(h.runs)
+                for f in e.findings
+                if f.test == test_id and not f.regression and f.kind != "tail"
+            ]
+            if notes:
+                out.append(Notice("Changes that are not regressions", notes, "note"))
+    return out
+
+
+def history_report(histories: list[History]) -> Report:
+    return Report("rtgauge history", history_blocks(histories), [])

@@ -1,0 +1,70 @@
+"""Bundles for history tests, built from the recorded sample run with the
+latency histogram replaced by a chosen one: no timing measured, so every
+figure (and so every expected finding) is known in advance."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from rtgauge.importers.columns import Column, metric
+from rtgauge.model import Bundle, bundle_from_records
+from rtgauge.store import index_run
+
+NAME = "timer.wakeup.clock_nanosleep.all"
+
+
+def latency(values_us: dict[int, int], name: str = NAME) -> dict[str, Any]:
+    """A metric whose samples sit in 1 µs buckets: {µs: count}."""
+    col = Column(name, 1000, counts={v * 1000: n for v, n in values_us.items()})
+    col.min_ns = float(min(values_us) * 1000)
+    col.max_ns = float(max(values_us) * 1000 + 999)
+    col.mean_ns = sum(v * 1000 * n for v, n in values_us.items()) / col.total
+    return metric(col)
+
+
+def body(n: int, above: int = 0, far: int | None = None) -> dict[int, int]:
+    """n samples spread over 10..40 µs, `above` more at 60..79 µs, one at `far` µs."""
+    out = {10 + i % 31: 0 for i in range(31)}
+    for i in range(n):
+        out[10 + (i * 7) % 31] += 1
+    for i in range(above):
+        out[60 + i % 20] = out.get(60 + i % 20, 0) + 1
+    if far is not None:
+        out[far] = out.get(far, 0) + 1
+    return {k: v for k, v in out.items() if v}
+
+
+def make(
+    records: list[dict[str, Any]],
+    when: str,
+    hist: dict[int, int],
+    verdict_pass: bool = True,
+    label: str | None = "lab",
+    period_us: int = 1000,
+) -> Bundle:
+    recs = copy.deepcopy(records)
+    for r in recs:
+        if r.get("id") == "TMR-P-LAT":
+            r["metrics"] = [latency(hist)]
+            r["options"]["period_us"] = period_us
+        if r.get("id") == "SEM-B-LCK" and not verdict_pass:
+            r["verdicts"][0]["pass"] = False
+            r["verdicts"][0]["observed"] = "the waiter ran late"
+            r["status"] = "fail"
+    b = bundle_from_records(recs, "fixture")
+    b.created_at = when
+    b.run_label = label
+    return b
+
+
+def store(results: Path, bundle: Bundle) -> Path:
+    folder = results / "vm"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (bundle.created_at.replace(":", "").replace("-", "")[:15] + "Z.json")
+    path.write_text(json.dumps(bundle.to_json()))
+    bundle.path = path
+    index_run(results, bundle)
+    return path

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
+import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from rtgauge.errors import RunError, UsageError
@@ -29,21 +31,23 @@ def coordinator_address(explicit: str | None) -> str:
     return explicit or os.environ.get("LG_COORDINATOR") or DEFAULT_COORDINATOR
 
 
-@dataclass(frozen=True)
-class SshService:
-    """Where a place's NetworkService says the board answers SSH."""
-
-    user: str
-    host: str
-    port: int
-
-
+@functools.cache  # once per process: the log filter below is added once
 def _labgrid() -> Any:
     try:
         from labgrid.remote import client
     except ImportError as exc:
         raise UsageError("labgrid is not installed: pip install 'rtgauge[labgrid]'") from exc
+    # labgrid's client logs a lost coordinator on the root logger; rtgauge says
+    # it itself, in its own words, once.
+    logging.getLogger().addFilter(_not_from(Path(client.__file__).parent.parent))
     return client
+
+
+def _not_from(package: Path) -> Callable[[logging.LogRecord], bool]:
+    def keep(record: logging.LogRecord) -> bool:
+        return not record.pathname.startswith(str(package))
+
+    return keep
 
 
 class Coordinator:

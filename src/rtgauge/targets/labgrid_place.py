@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,7 +138,11 @@ class LabgridPlace(Target):
     def _coordinator_lost(self) -> None:
         """From labgrid's thread: the place may no longer be ours, stop the board's run."""
         self.lost.set()
-        self.problems.append(f"lost the labgrid coordinator {self.address} during the run")
+        self.problems.append(
+            f"lost the labgrid coordinator {self.address} during the run: the probe on the "
+            f"board was stopped; place {self.place} could not be released (a restarted "
+            "coordinator starts with every place free)"
+        )
         if self._ssh is not None:
             threading.Thread(target=stop_remote, args=(self._ssh, self._run), daemon=True).start()
 
@@ -156,7 +161,7 @@ class LabgridPlace(Target):
             try:
                 self._lg_target.deactivate_all_drivers()
             except Exception as exc:  # a broken link must not keep the place
-                self.problems.append(f"labgrid drivers: {exc}")
+                print(f"rtgauge: warning: labgrid drivers: {exc}", file=sys.stderr)
             self._lg_target = None
         if self._link is None:
             return
@@ -165,16 +170,17 @@ class LabgridPlace(Target):
                 self._link.release(self.place)
                 self._acquired = False
             except RunError as exc:
-                self.problems.append(
-                    f"{exc}; place {self.place} not released "
-                    f"(labgrid-client -p {self.place} release once the coordinator is back)"
-                )
+                if not self.lost.is_set():  # a loss has been said already
+                    print(f"rtgauge: warning: {exc}", file=sys.stderr)
         self._link.close()
         self._link = None
 
     def outcome(self) -> tuple[int | None, str | None]:
         notes = [*self.problems, *([self._run.error] if self._run.error else [])]
-        return self._run.exit_code, "; ".join(dict.fromkeys(notes)) or None
+        code = self._run.exit_code
+        if self.lost.is_set() and code in (0, 1):
+            code = 3  # cut short by the loss, however the probe ended
+        return code, "; ".join(dict.fromkeys(notes)) or None
 
     def describe(self) -> Record:
         return target_record(

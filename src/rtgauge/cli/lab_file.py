@@ -13,6 +13,7 @@ from typing import Any
 from rtgauge.errors import RunError, UsageError
 from rtgauge.targets.labgrid_link import Coordinator, coordinator_address
 from rtgauge.targets.registry import make_target
+from rtgauge.targets.ssh import parse_ssh_url
 
 # Per-target options: the lab file's key → (the run option's dest, its type).
 OPTIONS: dict[str, tuple[str, type]] = {
@@ -55,9 +56,7 @@ def machine_key(spec: str) -> str:
     an SSH host is its address (loopback is this machine); a labgrid place is
     its own board."""
     if spec.startswith("ssh://"):
-        host = spec.removeprefix("ssh://").rsplit("@", 1)[-1]
-        host = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-        host = host.strip("[]/").lower()
+        host = parse_ssh_url(spec).host.lower()
         return THIS_MACHINE if host in _LOOPBACK else f"ssh:{host}"
     if spec.startswith("labgrid://"):
         return spec.rstrip("/")
@@ -140,7 +139,7 @@ def _tagged(
     address = coordinator_address(fields.get("coordinator"))
     try:
         link = Coordinator(address)
-    except RunError as exc:
+    except (RunError, UsageError) as exc:
         raise UsageError(f"{where}: {exc}") from exc
     try:
         names = link.tagged(tags)

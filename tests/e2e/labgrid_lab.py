@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from pathlib import Path
 from ssh_server import free_port
 
 BIN = Path(sys.executable).parent  # labgrid's commands sit beside the venv's python
+STARTUP_S = 120  # bounded, and generous: a loaded CI machine starts Python slowly
 
 
 @dataclass
@@ -53,16 +55,15 @@ class Lab:
 
 
 def _wait_port(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
-    import socket
-
-    for _ in range(200):
+    end = time.monotonic() + STARTUP_S
+    while time.monotonic() < end:
         if proc.poll() is not None:
             raise RuntimeError(f"exited: {log.read_text(errors='replace')[-2000:]}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.05)
-    raise RuntimeError(f"no listener on {port}")
+    raise RuntimeError(f"no listener on {port} within {STARTUP_S} s")
 
 
 @contextmanager
@@ -96,7 +97,8 @@ def labgrid_lab(ssh_port: int, user: str = "root") -> Iterator[Lab]:
             )
         procs.append(exporter)
         lab = Lab(address, d, coordinator, exporter, env)
-        for _ in range(200):  # the exporter has registered its resource
+        end = time.monotonic() + STARTUP_S
+        while time.monotonic() < end:  # the exporter has registered its resource
             if "NetworkService" in lab.client("resources", check=False):
                 break
             time.sleep(0.1)

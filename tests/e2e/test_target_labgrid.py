@@ -49,21 +49,32 @@ def acquired_by(lab: Lab, place: str) -> str:
     raise AssertionError(f"no acquired line for {place}")
 
 
-def remote_dirs() -> set[Path]:
-    return set(Path("/tmp").glob("rtgauge.*"))
-
-
-def probes_in(dirs: set[Path]) -> list[int]:
-    """Processes whose executable lies in one of these directories (even deleted)."""
+def probes_in(directory: Path) -> list[int]:
+    """Processes whose executable lies in this directory (even deleted)."""
     found = []
     for pid in os.listdir("/proc"):
         try:
             exe = os.readlink(f"/proc/{pid}/exe")
         except OSError:
             continue
-        if any(exe.startswith(str(d) + "/") for d in dirs):
+        if exe.startswith(f"{directory}/"):
             found.append(int(pid))
     return found
+
+
+def remote_dir_of_long_run() -> Path | None:
+    """The board's temporary directory of this file's long run, found by the
+    probe's own command line (other runs on this machine have other ones)."""
+    marker = LONG[-1].encode()
+    for pid in os.listdir("/proc"):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            exe = os.readlink(f"/proc/{pid}/exe")
+        except OSError:
+            continue
+        if marker in cmdline.split(b"\0") and exe.endswith("/rtgauge-probe"):
+            return Path(exe).parent
+    return None
 
 
 def wait_for(predicate: object, seconds: float) -> None:
@@ -99,7 +110,6 @@ def test_coordinator_address_from_labgrid_environment(
 
 
 def _start_long_run(lab: Lab, key: Path, results: Path) -> tuple[subprocess.Popen[str], Path]:
-    before = remote_dirs()
     cmd = rtgauge(lab, key, results, "--target", f"labgrid://{lab.address}/rpi-1", *LONG)
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
@@ -110,8 +120,8 @@ def _start_long_run(lab: Lab, key: Path, results: Path) -> tuple[subprocess.Pope
         return any("CLK-P-RES" in p.read_text() for p in results.glob("*/*.partial.jsonl"))
 
     wait_for(first_test_stored, 120)
-    (remote,) = remote_dirs() - before
-    assert probes_in({remote}), "the probe runs on the board"
+    remote = remote_dir_of_long_run()
+    assert remote is not None and probes_in(remote), "the probe runs on the board"
     return proc, remote
 
 
@@ -130,7 +140,7 @@ def test_coordinator_killed_during_a_run(sshd: tuple[int, Path], tmp_path: Path)
     assert tests["CLK-P-RES"]["status"] == "ok"
     assert "stored:" in out
     # Nothing left running on the board, its directory gone.
-    assert not probes_in({remote}) and not remote.exists()
+    assert not probes_in(remote) and not remote.exists()
 
 
 def test_ctrl_c_releases_the_place(lab: Lab, sshd: tuple[int, Path], tmp_path: Path) -> None:
@@ -139,7 +149,7 @@ def test_ctrl_c_releases_the_place(lab: Lab, sshd: tuple[int, Path], tmp_path: P
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 3, err
     assert tmp_path.glob("*/*.json")
-    assert not probes_in({remote}) and not remote.exists()
+    assert not probes_in(remote) and not remote.exists()
     assert acquired_by(lab, "rpi-1") == "None"
 
 

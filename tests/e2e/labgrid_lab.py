@@ -43,9 +43,9 @@ class Lab:
             raise AssertionError(f"labgrid-client {args}: {proc.stderr.decode()}")
         return proc.stdout.decode()
 
-    def add_place(self, name: str, **tags: str) -> None:
+    def add_place(self, name: str, group: str = "board", **tags: str) -> None:
         self.client("-p", name, "create")
-        self.client("-p", name, "add-match", "*/board/NetworkService")
+        self.client("-p", name, "add-match", f"*/{group}/*")
         if tags:
             self.client("-p", name, "set-tags", *(f"{k}={v}" for k, v in tags.items()))
 
@@ -66,16 +66,28 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
     raise RuntimeError(f"no listener on {port} within {STARTUP_S} s")
 
 
+def exporter_config(ssh_port: int, user: str, power_url: str | None) -> str:
+    """Group `board`: the sshd as a NetworkService; group `powered`: the same
+    sshd and a NetworkPowerPort (labgrid's simplerest model) at power_url."""
+    service = (
+        f"  NetworkService:\n    address: 127.0.0.1\n    username: {user}\n    port: {ssh_port}\n"
+    )
+    config = "board:\n" + service
+    if power_url:
+        config += (
+            "powered:\n" + service + "  NetworkPowerPort:\n    model: simplerest\n"
+            f"    host: '{power_url}/relay/{{index}}/{{value}}'\n    index: 0\n"
+        )
+    return config
+
+
 @contextmanager
-def labgrid_lab(ssh_port: int, user: str = "root") -> Iterator[Lab]:
+def labgrid_lab(ssh_port: int, user: str = "root", power_url: str | None = None) -> Iterator[Lab]:
     d = Path(tempfile.mkdtemp(prefix="rtgauge-labgrid-"))
     port = free_port()
     address = f"127.0.0.1:{port}"
     env = {**os.environ, "LG_COORDINATOR": address, "LG_HOSTNAME": "rtgauge-test"}
-    (d / "exporter.yaml").write_text(
-        "board:\n  NetworkService:\n"
-        f"    address: 127.0.0.1\n    username: {user}\n    port: {ssh_port}\n"
-    )
+    (d / "exporter.yaml").write_text(exporter_config(ssh_port, user, power_url))
     procs: list[subprocess.Popen[bytes]] = []
     try:
         with open(d / "coordinator.log", "wb") as log:

@@ -11,8 +11,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -24,11 +26,37 @@ QUICK = ["--quick", "--tests", "CLK-P-RES,TMR-P-LAT", "--opt", "TMR-P-LAT.durati
 LONG = ["--quick", "--tests", "CLK-P-RES,TMR-P-LAT", "--opt", "TMR-P-LAT.duration_ms=60000"]
 
 
+class PowerSwitch(BaseHTTPRequestHandler):
+    """A power switch with labgrid's simplerest interface: records each request."""
+
+    requests: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        PowerSwitch.requests.append(self.path)
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"1")
+
+    def log_message(self, format: str, *args: object) -> None:
+        return None
+
+
 @pytest.fixture(scope="module")
-def lab(sshd: tuple[int, Path]) -> Iterator[Lab]:
+def power() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), PowerSwitch)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def lab(sshd: tuple[int, Path], power: str) -> Iterator[Lab]:
     """One lab for the tests that leave it as they found it."""
-    with labgrid_lab(sshd[0]) as found:
+    with labgrid_lab(sshd[0], power_url=power) as found:
         found.add_place("rpi-1", board="rpi4")
+        found.add_place("rpi-p", group="powered")
         yield found
 
 
@@ -99,6 +127,18 @@ def test_run_on_a_place(lab: Lab, sshd: tuple[int, Path], tmp_path: Path) -> Non
     assert acquired_by(lab, "rpi-1") == "None"
 
 
+def test_a_place_with_a_power_port_is_switched_on(
+    lab: Lab, sshd: tuple[int, Path], tmp_path: Path
+) -> None:
+    cmd = rtgauge(lab, sshd[1], tmp_path, "--target", f"labgrid://{lab.address}/rpi-p", *QUICK)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "/relay/0/1" in PowerSwitch.requests  # on, through labgrid's driver
+    (bundle_path,) = tmp_path.glob("*/*.json")
+    assert json.loads(bundle_path.read_text())["target"]["powered"] is True
+    assert acquired_by(lab, "rpi-p") == "None"
+
+
 def test_coordinator_address_from_labgrid_environment(
     lab: Lab, sshd: tuple[int, Path], tmp_path: Path
 ) -> None:
@@ -167,6 +207,7 @@ def test_place_held_by_another_waits_then_times_out(
     assert "Traceback" not in proc.stderr
     assert acquired_by(lab, "rpi-2") == "rtgauge-test/someone-else"  # not taken from them
     assert not list(tmp_path.glob("*/*"))  # nothing ran, nothing stored
+    lab.client("-p", "rpi-2", "release", user="someone-else")  # its board is rpi-1's too
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,12 @@
 /* Choosing and calibrating the measuring clock. */
-#define _GNU_SOURCE
+/* The reference clock, the sleeps and the CPU's flags come from the OSAL,
+ * so the clock is as portable as the tests that use it. */
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
+#include <stdbool.h>
 
 #include "rtg/clock.h"
+#include "rtg/osal.h"
+#include "rtg/osal_sys.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -14,16 +15,15 @@ struct rtg_clock_state rtg_clock_g = {.source = RTG_CLOCK_POSIX, .ns_per_tick = 
 
 uint64_t rtg_clock_posix_ticks(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return rtg_mono_ns();
 }
 
-static uint64_t raw_ns(void)
+/* The calibration reference: CLOCK_MONOTONIC_RAW (not slewed by NTP) where
+ * the OS has it, CLOCK_MONOTONIC otherwise. */
+static __attribute__((unused)) uint64_t raw_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t ns;
+    return rtg_clock_read_ns(RTG_CLK_MONOTONIC_RAW, &ns) == 0 ? ns : rtg_mono_ns();
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -35,19 +35,7 @@ static int tsc_invariant(void)
     unsigned a, b, c, d;
     if (__get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)))
         return 1;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return 0;
-    char line[4096];
-    int ok = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "flags", 5) == 0) {
-            ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
-            break;
-        }
-    }
-    fclose(f);
-    return ok;
+    return rtg_sys_cpu_flag("constant_tsc") && rtg_sys_cpu_flag("nonstop_tsc");
 }
 #endif
 
@@ -69,8 +57,7 @@ __attribute__((unused)) static void paired_read(uint64_t *ticks, uint64_t *ns)
 
 __attribute__((unused)) static void sleep_ms(long ms)
 {
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
-    nanosleep(&ts, NULL);
+    rtg_sleep_ns((uint64_t)ms * 1000000u);
 }
 
 /* Frequency over two 50 ms halves: their disagreement bounds the error. */

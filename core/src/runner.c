@@ -254,7 +254,9 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     }
     rtg_isolate_end(&iso);
 
-    bool interrupted = rtg_isolate_interrupted() || counts[RTG_ST_INTERRUPTED] > 0;
+    /* A test the port had to abandon ends the run early: the tests after it
+     * never ran, so the run is not complete. */
+    bool interrupted = rtg_isolate_interrupted() || counts[RTG_ST_INTERRUPTED] > 0 || abandoned;
     int code = 0;
     if (counts[RTG_ST_FAIL])
         code = 1;

@@ -95,3 +95,38 @@ def test_priorities_are_refused_with_a_clear_message(c11_probe: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("offers no real-time priorities")
+
+
+def test_a_test_the_port_cannot_end_ends_the_run_and_says_so(c11_probe: Path) -> None:
+    """ISO C cannot kill a thread: a test deaf to the stop request is
+    recorded as a watchdog error, the tests after it never run, and the end
+    record says the run is not complete (exit 3)."""
+    hooks = c11_probe.with_name("rtgauge-probe-hooks")
+    if not hooks.exists():
+        pytest.skip("no c11 hooks build")
+    proc = subprocess.run(
+        [
+            str(hooks),
+            "--quick",
+            "--out",
+            "-",
+            "--tests",
+            "DBG-P-HANG,DBG-P-CRASH",
+            "--opt",
+            "DBG-P-HANG.mode=deaf",
+            "--opt",
+            "DBG-P-HANG.bound_s=0.2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 3, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    hang = [r for r in records if r.get("id") == "DBG-P-HANG"]
+    assert len(hang) == 1 and hang[0]["status"] == "error"
+    assert "watchdog" in hang[0]["reason"] and "cannot end" in hang[0]["reason"]
+    assert not [r for r in records if r.get("id") == "DBG-P-CRASH"]
+    end = records[-1]
+    assert end["record"] == "end" and end["status"] == "interrupted"
+    assert end["exit_code"] == 3

@@ -27,6 +27,7 @@ PARTS = {
     "probe": (Path("CMakeFiles") / "rtg_probe_objs.dir" / "core" / "src", "*.o"),
     "probe main": (Path("CMakeFiles") / "rtgauge-probe.dir" / "core" / "src", "*.o"),
     "probe base": (Path("CMakeFiles") / "rtg_base.dir" / "core" / "src", "*.o"),
+    "measuring clock": (Path("CMakeFiles") / "rtg_base.dir" / "core" / "clock", "*.o"),
 }
 
 # ISO C (C11) library functions a test may call, and what the compiler emits

@@ -28,6 +28,11 @@ void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
 bool rtg_sys_virtualized(void);
 /* Whether the CPU is emulated (QEMU TCG): timings then mean nothing. */
 bool rtg_sys_emulated(void);
+/* Whether the OS says the CPU has this feature flag (Linux: the flags of
+ * /proc/cpuinfo, e.g. "constant_tsc"); false where it cannot tell. The
+ * measuring clock asks it before trusting a counter the CPU itself does not
+ * declare invariant (hypervisors often hide the CPUID leaf). */
+bool rtg_sys_cpu_flag(const char *flag);
 /* The hypervisor's vendor signature, or "" when unknown. */
 void rtg_sys_hypervisor_vendor(char *out, size_t n);
 

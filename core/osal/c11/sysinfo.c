@@ -22,6 +22,12 @@ void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
 bool rtg_sys_virtualized(void) { return false; }
 bool rtg_sys_emulated(void) { return false; }
 
+bool rtg_sys_cpu_flag(const char *flag)
+{
+    (void)flag;
+    return false;
+}
+
 void rtg_sys_hypervisor_vendor(char *out, size_t n)
 {
     if (n)

@@ -89,6 +89,18 @@ static bool find_field(const char *path, const char *key, char *out, size_t n)
     return found;
 }
 
+bool rtg_sys_cpu_flag(const char *flag)
+{
+    char flags[4096];
+    if (!find_field("/proc/cpuinfo", "flags", flags, sizeof flags))
+        return false;
+    size_t fl = strlen(flag);
+    for (const char *p = strstr(flags, flag); p; p = strstr(p + 1, flag))
+        if ((p == flags || p[-1] == ' ') && (p[fl] == ' ' || p[fl] == '\0'))
+            return true;
+    return false;
+}
+
 static bool os_pretty_name(char *out, size_t n)
 {
     if (!find_field("/etc/os-release", "PRETTY_NAME", out, n)) {

@@ -18,10 +18,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "posix_os.h"
 #include "rtg/osal.h"
 
 #define GRACE_NS ((uint64_t)(RTG_ISOLATE_GRACE_S * 1e9)) /* a stopped test's time to report */
@@ -52,25 +50,6 @@ static void install(int sig, void (*fn)(int))
     sigaction(sig, &sa, NULL); /* no SA_RESTART: poll must see EINTR */
 }
 
-/* Holding /dev/cpu_dma_latency at 0 keeps CPUs out of deep idle states for
- * the run, as cyclictest does; closing it restores the old setting. */
-static int hold_dma_latency(void)
-{
-#ifdef __linux__
-    int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int32_t zero = 0;
-    if (write(fd, &zero, sizeof zero) != sizeof zero) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-#else
-    return -1;
-#endif
-}
-
 int rtg_isolate_begin(struct rtg_isolate_run *run, FILE *out, bool rt)
 {
     memset(run, 0, sizeof *run);
@@ -78,7 +57,7 @@ int rtg_isolate_begin(struct rtg_isolate_run *run, FILE *out, bool rt)
     install(SIGTERM, on_parent_signal);
     signal(SIGPIPE, SIG_IGN);
     out_fd = out ? fileno(out) : -1;
-    dma_fd = hold_dma_latency();
+    dma_fd = rtg_px_hold_dma_latency();
     run->cpu_dma_latency = dma_fd >= 0;
     /* The watchdog outranks every test thread; children start SCHED_OTHER. */
     if (rt) {
@@ -132,9 +111,7 @@ int rtg_isolate_write(struct rtg_isolate_channel *ch, const char *p, size_t n)
 
 static void child_main(const struct rtg_isolated_test *t, int fd)
 {
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the probe */
-#endif
+    rtg_px_die_with_parent(); /* never outlive the probe */
     install(SIGINT, on_child_stop);
     install(SIGTERM, on_child_stop);
     install(SIGUSR1, on_child_stop);

@@ -22,10 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "posix_os.h"
 #include "rtg/osal_msg.h"
 
 #define MQ_PREFIX "/rtg-msg-"
@@ -754,9 +752,7 @@ int rtg_peer_start(struct rtg_peer *p, bool process, const struct rtg_thread_att
     if (pid < 0)
         return errno;
     if (pid == 0) {
-#ifdef __linux__
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
+        rtg_px_die_with_parent();
         if (getppid() != parent)
             _exit(3);
         rtg_lock_memory(); /* locks are not inherited across fork */
@@ -784,10 +780,7 @@ int rtg_peer_wait(struct rtg_peer *p, uint64_t deadline_ns)
         p->joined = true;
         return 0;
     }
-    int fd = -1;
-#if defined(__linux__) && defined(SYS_pidfd_open)
-    fd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0);
-#endif
+    int fd = rtg_px_pid_fd(p->pid);
     for (;;) {
         int st;
         pid_t r = waitpid((pid_t)p->pid, &st, WNOHANG);

@@ -11,11 +11,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "rtg/clock.h"
+#include "posix_os.h"
 #include "rtg/osal_proc.h"
 
 extern char **environ;
@@ -34,7 +32,7 @@ void rtg_shared_free(void *p, size_t len)
 
 /* The child's body: stamp first, then block forever or exit. Only
  * async-signal-safe calls (it may share the parent's memory: clone). */
-static int child_body(void *arg)
+int rtg_px_child_body(void *arg)
 {
     struct rtg_proc_child *c = arg;
     c->first = rtg_clock_ticks();
@@ -42,9 +40,7 @@ static int child_body(void *arg)
         c->last = rtg_clock_ticks();
         _exit(0);
     }
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
+    rtg_px_die_with_parent();
     for (;;)
         poll(NULL, 0, -1);
     return 0;
@@ -56,29 +52,9 @@ int rtg_proc_fork(int *pid, struct rtg_proc_child *c)
     if (p < 0)
         return errno;
     if (p == 0)
-        child_body(c);
+        rtg_px_child_body(c);
     *pid = (int)p;
     return 0;
-}
-
-int rtg_proc_clone(int *pid, struct rtg_proc_child *c, void *stack, size_t stack_size)
-{
-#ifdef __linux__
-    /* The stack grows down on every architecture the probe targets. */
-    char *top = (char *)stack + stack_size;
-    top = (char *)((uintptr_t)top & ~(uintptr_t)15);
-    int p = clone(child_body, top, CLONE_VM | SIGCHLD, c);
-    if (p < 0)
-        return errno;
-    *pid = p;
-    return 0;
-#else
-    (void)pid;
-    (void)c;
-    (void)stack;
-    (void)stack_size;
-    return ENOTSUP;
-#endif
 }
 
 int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[], int stdin_fd)
@@ -87,9 +63,7 @@ int rtg_proc_vfork_exec(int *pid, const char *path, char *const argv[], int stdi
     if (p < 0)
         return errno;
     if (p == 0) {
-#ifdef __linux__
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
+        rtg_px_die_with_parent();
         if (stdin_fd >= 0 && dup2(stdin_fd, 0) < 0)
             _exit(127);
         execve(path, argv, environ);

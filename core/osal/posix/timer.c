@@ -1,5 +1,5 @@
 /* POSIX timers (signal wait or handler), timerfd, relative sleeps by
- * nanosleep / select / ppoll, and the timerlat (tracefs) check. */
+ * nanosleep / select / ppoll. (The timerlat check is Linux's: core/osal/linux.) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
-#include <sys/mount.h>
 #include <sys/timerfd.h>
 #endif
 
@@ -185,52 +184,4 @@ int rtg_ppoll_rel(uint64_t ns)
 {
     struct timespec ts = to_ts(ns);
     return ppoll(NULL, 0, &ts, NULL) < 0 ? errno : 0;
-}
-
-static bool file_has(const char *path, const char *word)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
-        if (!strcmp(p, word))
-            return true;
-    return false;
-}
-
-bool rtg_timerlat_available(char *why, size_t n)
-{
-    static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-    for (size_t i = 0; i < 2; i++) {
-        char p[128];
-        snprintf(p, sizeof p, "%s/available_tracers", dirs[i]);
-        if (access(p, R_OK) == 0) {
-            bool ok = file_has(p, "timerlat");
-            snprintf(why, n, ok ? "timerlat listed in %s" : "tracefs at %s lists no timerlat tracer"
-                                                            " (CONFIG_TIMERLAT_TRACER not set)",
-                     ok ? p : dirs[i]);
-            return ok;
-        }
-    }
-#ifdef __linux__
-    /* Not mounted: mount it for the check only, then unmount. */
-    if (mount("tracefs", dirs[0], "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
-        bool ok = file_has("/sys/kernel/tracing/available_tracers", "timerlat");
-        umount2(dirs[0], MNT_DETACH);
-        snprintf(why, n,
-                 ok ? "timerlat listed by tracefs (mounted for the check)"
-                    : "tracefs (mounted for the check, unmounted) lists no timerlat tracer"
-                      " (CONFIG_TIMERLAT_TRACER not set)");
-        return ok;
-    } else {
-        snprintf(why, n, "tracefs is not mounted and cannot be mounted: %s", strerror(errno));
-    }
-#else
-    snprintf(why, n, "no tracefs on this OS");
-#endif
-    return false;
 }

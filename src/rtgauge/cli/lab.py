@@ -33,7 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("lab", help="evaluate a set of systems and compare them")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--file", type=Path, help="a lab file (TOML) naming the targets")
-    which.add_argument("--set", help=f"a built-in set: {', '.join(lab_sets())} (default)")
+    which.add_argument(
+        "--set", help=f"a built-in set, one of {', '.join(lab_sets())} (without --file: default)"
+    )
     p.add_argument(
         "--parallel",
         type=int,

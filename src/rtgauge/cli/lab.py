@@ -80,11 +80,11 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def _table(outcomes: list[Outcome]) -> None:
-    print(f"{'target':<24} {'machine':<28} {'exit':>4}  result", file=sys.stderr)
+    print(f"{'target':<24} {'machine':<40} {'exit':>4}  result", file=sys.stderr)
     for o in outcomes:
         result = str(o.path) if o.path else f"failed: {o.error}"
         print(
-            f"{term(o.entry.name)[:24]:<24} {term(o.entry.machine)[:28]:<28} {o.code:>4}  "
+            f"{term(o.entry.name)[:24]:<24} {term(o.entry.machine)[:40]:<40} {o.code:>4}  "
             f"{term(result)}",
             file=sys.stderr,
         )

@@ -1,4 +1,4 @@
-"""`rtgauge lab --file`: a lab of three targets of three kinds (this machine,
+"""`rtgauge lab --file` end to end: a lab of three targets of three kinds (this machine,
 an SSH host, a labgrid place found by its tag) run two at a time, and one
 comparison of them; a target that fails loses nothing of the others."""
 

@@ -116,7 +116,7 @@ int rtg_ctx_init(struct rtg_ctx *ctx, const struct rtg_test_desc *d, const struc
         if (strcmp(ov->id, d->id) != 0)
             continue;
         const struct rtg_option *o = rtg_test_option(d, ov->key);
-        if (!o) {
+        if (!o || !rtg_option_in_build(o)) {
             snprintf(err, n, "--opt: test %s has no option '%s'", d->id, ov->key);
             return 2;
         }
@@ -131,6 +131,15 @@ int rtg_ctx_init(struct rtg_ctx *ctx, const struct rtg_test_desc *d, const struc
     rtg_json_arr_begin(&ctx->series);
     rtg_json_init(&ctx->notes);
     rtg_json_arr_begin(&ctx->notes);
+    /* A fault injected by a hooks-only option is said in the record. */
+    for (size_t i = 0; i < d->n_options; i++) {
+        const struct rtg_option *o = &d->options[i];
+        size_t len = strcspn(o->choices ? o->choices : "", ",");
+        if ((o->flags & RTG_OPT_HOOKS) && o->type == RTG_OPT_ENUM &&
+            (strlen(ctx->values[i].str) != len || strncmp(ctx->values[i].str, o->choices, len)))
+            rtg_note(ctx, "test hook %s=%s: the conditions were perturbed on purpose", o->key,
+                     ctx->values[i].str);
+    }
     return 0;
 }
 
@@ -276,6 +285,8 @@ static void emit_options(const struct rtg_ctx *ctx, struct rtg_json *j)
     rtg_json_obj_begin(j);
     for (size_t i = 0; i < ctx->desc->n_options; i++) {
         const struct rtg_option *o = &ctx->desc->options[i];
+        if (!rtg_option_in_build(o))
+            continue;
         if (o->type == RTG_OPT_ENUM)
             rtg_json_kstr(j, o->key, ctx->values[i].str);
         else

@@ -19,6 +19,8 @@ static void list_text(void)
             printf("    unavailable here: %s\n", why_not);
         for (size_t k = 0; k < d->n_options; k++) {
             const struct rtg_option *o = &d->options[k];
+            if (!rtg_option_in_build(o))
+                continue;
             if (o->type == RTG_OPT_ENUM)
                 printf("    %-16s one of %s  %s\n", o->key, o->choices, o->help);
             else if (o->quick != 0)
@@ -52,6 +54,8 @@ static void list_json(void)
         rtg_json_arr_begin(&j);
         for (size_t k = 0; k < d->n_options; k++) {
             const struct rtg_option *o = &d->options[k];
+            if (!rtg_option_in_build(o))
+                continue;
             rtg_json_obj_begin(&j);
             rtg_json_kstr(&j, "key", o->key);
             rtg_json_kstr(&j, "type", o->type == RTG_OPT_INT ? "int" : o->type == RTG_OPT_FLOAT ? "float" : "enum");

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rtg/osal.h"
+#include "rtg_private/version.h"
 
 #define RTG_TEST(name) extern const struct rtg_test_desc rtg_test_##name;
 #include "catalogue.def"
@@ -30,6 +31,11 @@ const struct rtg_option *rtg_test_option(const struct rtg_test_desc *d, const ch
         if (strcmp(d->options[i].key, key) == 0)
             return &d->options[i];
     return NULL;
+}
+
+bool rtg_option_in_build(const struct rtg_option *o)
+{
+    return RTG_TEST_HOOKS || !(o->flags & RTG_OPT_HOOKS);
 }
 
 /* Constant strings: the reason outlives every caller. */

@@ -6,11 +6,14 @@
 
 int main(void)
 {
-    /* P on a free semaphore */
-    CHECK(rtg_sem_p_free_ok(0, 2, 1));
-    CHECK(!rtg_sem_p_free_ok(0, 2, 2));   /* count not taken */
-    CHECK(!rtg_sem_p_free_ok(11, 2, 1));  /* P failed (EAGAIN) */
-    CHECK(!rtg_sem_p_free_ok(0, 0, -1));  /* was not free */
+    /* P on a free semaphore: judged by its time against a blocking P's */
+    const uint64_t blocking_p = 20100000; /* a P that timed out after 20 ms */
+    struct rtg_sem_p_obs fast = {true, 900}, slow = {true, 20050000};
+    CHECK(rtg_sem_p_did_not_block(fast, blocking_p));
+    CHECK(!rtg_sem_p_did_not_block(slow, blocking_p));                      /* blocked, then got it */
+    CHECK(!rtg_sem_p_did_not_block((struct rtg_sem_p_obs){true, 10050000}, blocking_p)); /* half */
+    CHECK(!rtg_sem_p_did_not_block((struct rtg_sem_p_obs){false, 900}, blocking_p)); /* failed */
+    CHECK(!rtg_sem_p_did_not_block(fast, 0)); /* no blocking P seen: cannot tell */
 
     /* P on zero blocks until its timeout */
     CHECK(rtg_sem_p_zero_blocks(true, 20000100, 20000000));
@@ -18,10 +21,17 @@ int main(void)
     CHECK(!rtg_sem_p_zero_blocks(true, 19000000, 20000000));  /* returned early */
     CHECK(!rtg_sem_p_zero_blocks(true, 5, 0));
 
-    /* V increments */
-    CHECK(rtg_sem_v_increments(0, 1));
-    CHECK(!rtg_sem_v_increments(0, 0));
-    CHECK(!rtg_sem_v_increments(1, 3));
+    /* V increments: after two V, two P get through at once, the third blocks */
+    struct rtg_sem_p_obs timed_out = {false, 20080000};
+    const struct rtg_sem_p_obs two[3] = {fast, fast, timed_out};
+    const struct rtg_sem_p_obs one[3] = {fast, timed_out, timed_out};  /* a V lost */
+    const struct rtg_sem_p_obs three[3] = {fast, fast, fast};          /* a V counted twice */
+    const struct rtg_sem_p_obs late[3] = {fast, slow, timed_out};      /* second P had to wait */
+    CHECK(rtg_sem_v_increments(two, blocking_p));
+    CHECK(!rtg_sem_v_increments(one, blocking_p));
+    CHECK(!rtg_sem_v_increments(three, blocking_p));
+    CHECK(!rtg_sem_v_increments(late, blocking_p));
+    CHECK(!rtg_sem_v_increments(two, 0));
 
     /* V on zero with a waiter */
     CHECK(rtg_sem_wake_order_ok("bpwr", true));

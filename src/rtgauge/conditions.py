@@ -16,6 +16,13 @@ alone when the other withholds it.
 
 Timing is rated only when meaningful and real-time; a deadline verdict is
 shown as met (green) only under the same conditions.
+
+Per test and per family, the same module decides:
+- A test that ended in error (a watchdog, a crash) or was interrupted left
+  partial figures: they are shown, marked partial, and feed no rating, no
+  deadline verdict and no "better" mark of a comparison.
+- A family whose behaviour test errored, was interrupted or was skipped has
+  verdicts nobody saw pass: it is not rated as if they had.
 """
 
 from __future__ import annotations
@@ -25,6 +32,19 @@ from dataclasses import dataclass, field
 from rtgauge.model import Bundle, Record
 
 RT_POLICIES = ("SCHED_FIFO", "SCHED_RR")
+# Statuses of a test that stopped before it finished measuring.
+PARTIAL_STATUSES = ("error", "interrupted")
+# Statuses of a behaviour test whose verdicts were not (all) given.
+UNJUDGED_STATUSES = (*PARTIAL_STATUSES, "skipped")
+
+
+def figures_partial(test: Record) -> bool:
+    """The test stopped before it finished: its figures are partial."""
+    return test["status"] in PARTIAL_STATUSES
+
+
+def _family(test_id: str) -> str:
+    return test_id.split("-", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -35,6 +55,13 @@ class RunConditions:
     rt_policy_ok: bool  # SCHED_FIFO obtained for the run and every test that measured
     mlock_ok: bool  # mlockall obtained for the run and every test that measured
     reasons: list[str] = field(default_factory=list)  # each limit in words, worst first
+    partial_tests: tuple[str, ...] = ()  # ids whose figures are partial
+    # family -> why its behaviour verdicts cannot be taken as passed
+    behaviour_unjudged: dict[str, str] = field(default_factory=dict)
+
+    def figures_usable(self, test_id: str) -> bool:
+        """The test's figures may feed ratings, deadline verdicts and marks."""
+        return test_id not in self.partial_tests
 
     @property
     def timing_meaningful(self) -> bool:
@@ -106,4 +133,12 @@ def run_conditions(bundle: Bundle) -> RunConditions:
     if virtualised:
         vendor = f" ({virt['vendor']})" if virt.get("vendor") else ""
         reasons.append(f"hypervisor present{vendor}: it can steal time from any measurement")
-    return RunConditions(emulated, known_by, virtualised, rt_ok, mlock_ok, reasons)
+    partial = tuple(t["id"] for t in bundle.tests if figures_partial(t))
+    unjudged: dict[str, str] = {}
+    for t in bundle.tests:
+        if t["kind"] == "B" and t["status"] in UNJUDGED_STATUSES:
+            why = f"{t['id']} {t['status']}" + (f" ({t['reason']})" if t.get("reason") else "")
+            unjudged.setdefault(_family(t["id"]), why)
+    return RunConditions(
+        emulated, known_by, virtualised, rt_ok, mlock_ok, reasons, partial, unjudged
+    )

@@ -111,6 +111,22 @@ def test_urgent_first_negative_control_fifo_pipe() -> None:
     assert v["evidence"]["received_order_head"][0] == "n0"  # plain FIFO
 
 
+def test_urgent_first_fails_when_urgent_is_sent_as_normal() -> None:
+    """Hooks build: the urgent messages go out with the normal priority, so
+    on the mechanisms with priorities urgent-first must fail."""
+    run = run_probe(
+        "--quick", "--tests", "MSG-P-FIL", "--opt", "MSG-P-FIL.size=16",
+        "--opt", "MSG-P-FIL.fault=urgent_as_normal",
+        hooks=True,
+    )  # fmt: skip
+    fil = run.tests["MSG-P-FIL"]
+    assert run.code == 1 and fil["status"] == "fail"
+    assert {v["name"] for v in fil["verdicts"]} == {"urgent_first.mq", "urgent_first.sysv"}
+    for v in fil["verdicts"]:
+        assert not v["pass"] and v["evidence"]["mechanism_has_priorities"]
+        assert v["evidence"]["received_order_head"][0] == "n0"
+
+
 @pytest.mark.parametrize(
     "tid,what,factor",
     [("MSG-P-LAT", "latency", 1), ("MSG-P-RTT", "roundtrip", 1), ("MSG-P-ALT", "alternate", 2)],

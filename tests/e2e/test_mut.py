@@ -62,6 +62,37 @@ def test_negative_control_fails() -> None:
     assert run.code == 1
 
 
+def test_each_verdict_fails_with_the_protocols_swapped() -> None:
+    """Hooks build, fault=swap: inherit and protect rounds get a mutex
+    without protocol, the control's rounds one with inheritance: each of
+    the three verdicts must fail."""
+    run = run_probe("--quick", "--tests", "MUT-B-ARC", "--opt", "MUT-B-ARC.fault=swap", hooks=True)
+    arc = run.tests["MUT-B-ARC"]
+    if arc["status"] == "skipped":
+        pytest.skip(arc["reason"])
+    assert run.code == 1 and arc["status"] == "fail"
+    for name in ("inherit.prevents_inversion", "protect.prevents_inversion"):
+        v = verdict(arc, name)
+        assert not v["pass"] and any(r["outcome"] == "inversion" for r in v["evidence"]["rounds"])
+    ctl = verdict(arc, "none.control_shows_inversion")
+    assert not ctl["pass"] and all(r["outcome"] != "inversion" for r in ctl["evidence"]["rounds"])
+
+
+def test_only_rounds_where_h_waited_count(quick: ProbeRun) -> None:
+    t = quick.tests["MUT-B-ARC"]
+    if t["status"] == "skipped":
+        pytest.skip(t["reason"])
+    for v in t["verdicts"]:
+        rounds = v["evidence"]["rounds"]
+        free = [r for r in rounds if r["outcome"] == "uncontended"]
+        assert v["evidence"]["rounds_uncontended"] == len(free)
+        for r in free:
+            assert r["h_request"] >= r["l_release"]
+        for r in rounds:
+            if r["outcome"] in ("inversion", "no_inversion"):
+                assert r["h_request"] < r["l_release"]  # H asked while L held it
+
+
 def test_unprivileged_run_skips_priority_tests() -> None:
     run = run_probe("--no-rt", "--quick", "--tests", "MUT-B-ARC,MUT-P-PIR")
     for tid, t in run.tests.items():

@@ -31,6 +31,43 @@ def test_sem_lck_verdicts(quick: ProbeRun) -> None:
     assert verdict(t, "v_wakes_lower_waiter_later")["evidence"]["events"] == "bprw"
 
 
+# Each SEM-B-LCK verdict and the hooks-build fault under which it must fail.
+LCK_CONTROLS = {
+    "p_on_positive_count_does_not_block": "drain",
+    "p_on_zero_blocks": "skip_drain",
+    "v_increments": "skip_post,post_twice",
+    "v_wakes_higher_waiter_at_once": "invert",
+    "v_wakes_lower_waiter_later": "invert",
+}
+
+
+@pytest.mark.parametrize("name", list(LCK_CONTROLS))
+def test_sem_lck_each_verdict_fails_under_its_fault(name: str) -> None:
+    """The fault perturbs the condition (the count, the V, the waiter's
+    priority), never the verdict: the verdict must fail."""
+    for fault in LCK_CONTROLS[name].split(","):
+        run = run_probe(
+            "--quick", "--tests", "SEM-B-LCK", "--opt", f"SEM-B-LCK.fault={fault}", hooks=True
+        )
+        t = run.tests["SEM-B-LCK"]
+        if t["status"] == "skipped":
+            pytest.skip(t["reason"])
+        assert run.code == 1 and t["status"] == "fail"
+        assert not verdict(t, name)["pass"], (fault, verdict(t, name))
+        assert any(f"fault={fault}" in n for n in t["notes"])
+
+
+def test_sem_lck_decided_from_what_was_seen(quick: ProbeRun) -> None:
+    t = quick.tests["SEM-B-LCK"]
+    if t["status"] == "skipped":
+        pytest.skip(t["reason"])
+    free = verdict(t, "p_on_positive_count_does_not_block")["evidence"]
+    blocked = verdict(t, "p_on_zero_blocks")["evidence"]
+    assert free["p"]["acquired"] and free["blocking_p_took_ns"] == blocked["waited_ns"]
+    inc = verdict(t, "v_increments")["evidence"]
+    assert [p["acquired"] for p in inc["p_after"]] == [True, True, False]
+
+
 def test_sem_rel_evidence(quick: ProbeRun) -> None:
     t = quick.tests["SEM-B-REL"]
     if t["status"] == "skipped":
@@ -102,8 +139,9 @@ def test_sem_arc_group_option() -> None:
     assert t["info"]["waiters_sharing_a_level"] == 0
 
 
-def test_negative_control_fails() -> None:
-    """SCHED_OTHER has no priorities: release in priority order must fail."""
+def test_sem_rel_verdict_fails_under_sched_other() -> None:
+    """SCHED_OTHER has no priorities: waiters are released in the order they
+    blocked, which is scrambled, so release in priority order must fail."""
     run = run_probe("--quick", "--tests", "SEM-B-REL", "--opt", "SEM-B-REL.policy=other")
     rel = run.tests["SEM-B-REL"]
     assert rel["status"] == "fail", rel["reason"]

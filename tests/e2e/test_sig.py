@@ -4,6 +4,7 @@ control) merge. No timing thresholds: counts, verdicts and evidence only."""
 
 from __future__ import annotations
 
+import pytest
 from probe_run import ProbeRun, metric, run_probe, verdict
 
 FAMILY = "SIG-*"
@@ -35,3 +36,26 @@ def test_signals_negative_control_standard() -> None:
     assert not v["pass"]
     assert v["evidence"]["received"] < v["evidence"]["sent"]
     assert metric(sig, "sig.latency.standard")["count"] == 500
+
+
+# Each order verdict and the hooks-build fault under which it must fail
+# (signals_queue's control is the OS's own: standard signals, above).
+SIG_CONTROLS = {
+    "lowest_number_first": "wait_highest_first",
+    "fifo_within_number": "requeue_first",
+    "value_delivered": "no_value",
+}
+
+
+@pytest.mark.parametrize("name", list(SIG_CONTROLS))
+def test_each_order_verdict_fails_under_its_fault(name: str) -> None:
+    fault = SIG_CONTROLS[name]
+    run = run_probe(
+        "--quick", "--tests", "SIG-P-LAT",
+        "--opt", "SIG-P-LAT.count=50", "--opt", f"SIG-P-LAT.fault={fault}",
+        hooks=True,
+    )  # fmt: skip
+    sig = run.tests["SIG-P-LAT"]
+    assert run.code == 1 and sig["status"] == "fail"
+    assert not verdict(sig, name)["pass"], verdict(sig, name)
+    assert any(f"fault={fault}" in n for n in sig["notes"])

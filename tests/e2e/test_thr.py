@@ -96,36 +96,69 @@ def test_rr_evidence(quick: ProbeRun) -> None:
     assert len(t["info"]["first_slice_ns"]) == 2
 
 
-def test_negative_controls_fail() -> None:
-    """SCHED_OTHER has no priorities and SCHED_FIFO no time slices: the
-    behaviour checks must fail there, and a wrong promised queue position
-    must fail too."""
-    run = run_probe(
-        "--quick", "--tests", "THR-B-*",
-        "--opt", "THR-B-NEW.policy=other",
-        "--opt", "THR-B-PRIO.policy=other",
-        "--opt", "THR-B-RR.policy=fifo",
-        "--opt", "THR-B-RR.max_window_ms=200",
-    )  # fmt: skip
-    if not rt(run):
-        pytest.skip("needs SCHED_FIFO")
-    assert run.code == 1
-    for tid in ("THR-B-NEW", "THR-B-PRIO", "THR-B-RR"):
-        t = run.tests[tid]
-        assert t["status"] == "fail", (tid, t["verdicts"])
-        assert t["info"]["policy"] in ("SCHED_OTHER", "SCHED_FIFO")
-    rr = run.tests["THR-B-RR"]
-    assert not verdict(rr, "share_per_thread_within_tolerance")["pass"]
-    assert not verdict(rr, "slice_matches_rr_interval")["pass"]
-    # SCHED_OTHER: the lowered-position check is not run (no levels).
-    assert len(run.tests["THR-B-PRIO"]["verdicts"]) == 2
-
+def test_lowered_expect_tail_is_judged_against_what_was_seen() -> None:
+    """Promising the tail (POSIX setschedparam) passes only where the lowered
+    thread was seen at the tail. (policy=other is no per-verdict control:
+    under SCHED_OTHER some orders still happen by chance; fault=invert is.)"""
     tail = run_probe("--quick", "--tests", "THR-B-PRIO", "--opt", "THR-B-PRIO.lowered_expect=tail")
     t = tail.tests["THR-B-PRIO"]
     obs = t["info"]["lowered_position"]
     for pol, suffix in (("SCHED_FIFO", "fifo"), ("SCHED_RR", "rr")):
         v = verdict(t, f"lowered_thread_goes_to_tail_{suffix}")
         assert v["pass"] == (obs[pol] == "tail")
+
+
+NEW_VERDICTS = [
+    "lower_priority_waits_until_creator_blocks", "same_priority_queued_at_tail",
+    "same_priority_runs_after_yield", "higher_priority_runs_before_create_returns",
+]  # fmt: skip
+PRIO_VERDICTS = [
+    "higher_woken_preempts_at_once", "lower_woken_does_not_preempt",
+    "lowered_thread_goes_to_head_fifo", "lowered_thread_goes_to_head_rr",
+]  # fmt: skip
+
+
+def test_new_and_prio_each_verdict_fails_inverted() -> None:
+    """Hooks build, fault=invert: every thread is put on the other side of
+    the priority the check relies on, so each verdict (not just the test)
+    must fail, and in every run, not in some."""
+    run = run_probe(
+        "--quick", "--tests", "THR-B-NEW,THR-B-PRIO",
+        "--opt", "THR-B-NEW.fault=invert", "--opt", "THR-B-PRIO.fault=invert",
+        hooks=True,
+    )  # fmt: skip
+    if not rt(run):
+        pytest.skip("needs SCHED_FIFO")
+    assert run.code == 1
+    for tid, names in (("THR-B-NEW", NEW_VERDICTS), ("THR-B-PRIO", PRIO_VERDICTS)):
+        t = run.tests[tid]
+        assert t["status"] == "fail" and any("fault=invert" in n for n in t["notes"])
+        assert [v["name"] for v in t["verdicts"]] == names
+        for v in t["verdicts"]:
+            assert not v["pass"], (tid, v)
+    for name in PRIO_VERDICTS[2:]:
+        assert verdict(run.tests["THR-B-PRIO"], name)["evidence"]["observed"] == "tail"
+
+
+def test_rr_each_verdict_fails_under_fifo() -> None:
+    """SCHED_FIFO has no time slice: the first busy thread keeps the CPU for
+    the whole window, so neither the share nor the slice check can pass."""
+    run = run_probe(
+        "--quick", "--tests", "THR-B-RR",
+        "--opt", "THR-B-RR.policy=fifo", "--opt", "THR-B-RR.max_window_ms=200",
+    )  # fmt: skip
+    if not rt(run):
+        pytest.skip("needs SCHED_FIFO")
+    rr = run.tests["THR-B-RR"]
+    assert run.code == 1 and rr["status"] == "fail"
+    assert not verdict(rr, "share_per_thread_within_tolerance")["pass"]
+    assert not verdict(rr, "slice_matches_rr_interval")["pass"]
+
+
+def test_fault_option_exists_only_in_the_hooks_build() -> None:
+    run = run_probe("--tests", "THR-B-NEW", "--opt", "THR-B-NEW.fault=invert")
+    assert run.code == 2 and "no option 'fault'" in run.stderr
+    assert "fault" not in run_probe("--quick", "--tests", "THR-B-NEW").tests["THR-B-NEW"]["options"]
 
 
 def test_bad_options_refused() -> None:

@@ -9,9 +9,15 @@ from typing import Any
 
 import pytest
 
-from rtgauge.analysis.compare import compare, labels_for, points
+from rtgauge.analysis.compare import Row, compare, judge_row, labels_for, points
 from rtgauge.analysis.ratings import load_criteria, overall, rate, stars_text
-from rtgauge.analysis.stats import mann_whitney, significant
+from rtgauge.analysis.stats import (
+    fisher_exact,
+    mann_whitney,
+    mann_whitney_exact_p,
+    significant,
+    tail_test,
+)
 from rtgauge.errors import UsageError
 from rtgauge.model import bundle_from_records
 
@@ -31,15 +37,62 @@ def hist_metric(values: dict[int, int]) -> dict[str, Any]:
 def test_mann_whitney_known_values() -> None:
     a = hist_metric({1: 1, 2: 1, 3: 1})
     b = hist_metric({4: 1, 5: 1, 6: 1})
-    p, sup = mann_whitney(a, b)
-    assert sup == 0.0  # every a below every b
-    assert 0.04 < p < 0.06  # normal approximation of U = 0 with 3 + 3 samples: p ≈ 0.0495
+    t = mann_whitney(a, b)
+    assert t.superiority == 0.0  # every a below every b
+    # exact: U = 0 is 1 of the 20 orderings of 3 + 3, twice for two sides
+    assert t.method == "exact" and t.p == pytest.approx(0.10)
+    assert not significant(a, b)
+    four = mann_whitney(
+        hist_metric({1: 1, 2: 1, 3: 1, 4: 1}), hist_metric({5: 1, 6: 1, 7: 1, 8: 1})
+    )
+    assert four.p == pytest.approx(2 / 70)
+    assert mann_whitney_exact_p(4.5, 3, 3) == pytest.approx(1.0)  # the middle of U
     same = hist_metric({10: 500, 11: 500})
-    p2, sup2 = mann_whitney(same, copy.deepcopy(same))
-    assert p2 == pytest.approx(1.0) and sup2 == pytest.approx(0.5)
+    t2 = mann_whitney(same, copy.deepcopy(same))
+    assert t2.method == "normal approximation"
+    assert t2.p == pytest.approx(1.0) and t2.superiority == pytest.approx(0.5)
     assert not significant(same, copy.deepcopy(same))
     far = hist_metric({20: 500, 21: 500})
     assert significant(same, far)
+
+
+def test_fisher_exact_known_values() -> None:
+    assert fisher_exact(3, 4, 1, 4) == pytest.approx(34 / 70)  # the lady tasting tea
+    assert fisher_exact(1, 10, 11, 14) == pytest.approx(0.002759, abs=1e-6)
+    assert fisher_exact(0, 1000, 0, 1000) == pytest.approx(1.0)
+
+
+def test_tail_is_tested_from_exceedances_or_not_at_all() -> None:
+    light = hist_metric({10: 1000})
+    heavy = hist_metric({10: 990, 100: 10})
+    t = tail_test(light, heavy)
+    assert t.threshold_ns == 10 and t.above == (0, 10)
+    assert t.p == pytest.approx(fisher_exact(0, 1000, 10, 1000)) and t.p < 0.01
+    # three samples each: the max is a single extreme value, never tested
+    assert tail_test(hist_metric({1: 3}), hist_metric({9: 3})).p is None
+    # one outlier in 1000: not a difference in the tail
+    one = tail_test(light, hist_metric({10: 999, 100: 1}))
+    assert one.p is not None and one.p > 0.01
+
+
+def test_a_max_is_marked_better_only_when_a_tail_test_backs_it() -> None:
+    small = judge_row(
+        Row("T", "m", [hist_metric({1: 1, 2: 1, 3: 1}), hist_metric({4: 1, 5: 1, 6: 1})])
+    )
+    assert small.best_max == 0 and not small.tail_significant and not small.significant
+    assert small.tail_text() == "max: single extreme value, not tested"
+    assert "p = 0.1, exact" in small.bulk_text()
+    tail = judge_row(Row("T", "m", [hist_metric({10: 1000}), hist_metric({10: 990, 100: 10})]))
+    assert tail.best_max == 0 and tail.tail_significant
+    assert tail.tail_text().startswith("max: fewer samples above")
+    one = judge_row(Row("T", "m", [hist_metric({10: 1000}), hist_metric({10: 999, 100: 1})]))
+    assert one.best_max == 0 and not one.tail_significant
+
+
+def test_partial_figures_are_compared_with_nothing() -> None:
+    fast, slow = hist_metric({10: 1000}), hist_metric({20: 1000})
+    row = judge_row(Row("T", "m", [fast, slow], partial=[True, False]))
+    assert row.best_max is None and row.best_mean is None and not row.significant
 
 
 def _two(sample_records: list[dict[str, Any]], slower: float) -> list[Any]:
@@ -61,7 +114,9 @@ def test_compare_marks_the_better_system(sample_records: list[dict[str, Any]]) -
     rows = [r for r in comp.rows if r.metric.startswith("timer.wakeup")]
     assert rows and all(r.best_max == 0 and r.best_mean == 0 and r.significant for r in rows)
     good, bad = points(comp)[1]
-    assert sum(" against " in x for x in bad) == 3  # its three largest gaps, with figures
+    # a worst case is a weak point only where a tail test backs the difference
+    backed = [r for r in comp.rows if r.tail_significant]
+    assert backed and sum(" against " in x for x in bad) == min(3, len(backed))
 
 
 def test_ratings_follow_the_criteria(sample_records: list[dict[str, Any]], tmp_path: Path) -> None:

@@ -107,3 +107,49 @@ def test_one_test_without_sched_fifo_is_enough(sample_records: list[dict[str, An
     recs[2]["conditions"]["policy"] = "SCHED_OTHER"
     cond = run_conditions(_bundle(recs))
     assert not cond.rt_policy_ok and not cond.timing_rateable
+
+
+def _errored(records: list[dict[str, Any]], tid: str, status: str) -> list[dict[str, Any]]:
+    recs = copy.deepcopy(records)
+    for t in recs[1:-1]:
+        if t["id"] == tid:
+            t["status"], t["reason"] = status, "watchdog: overran, partial results kept"
+    return recs
+
+
+def test_partial_figures_are_shown_and_used_for_nothing(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    for status in ("error", "interrupted"):
+        b = _bundle(_errored(sample_records, "TMR-P-LAT", status))
+        cond = run_conditions(b)
+        assert cond.partial_tests == ("TMR-P-LAT",) and not cond.figures_usable("TMR-P-LAT")
+        tmr = _tmr(b)
+        assert tmr.stars is None and "partial" in tmr.why
+        vs = [v for v in deadline_verdicts(b, DEADLINE_NS, 0.5) if v.test == "TMR-P-LAT"]
+        assert vs and all(v.claim == "not claimed" and "partial" in str(v.limit) for v in vs)
+        other = _bundle(sample_records)
+        rows = [r for r in compare([b, other]).rows if r.test == "TMR-P-LAT"]
+        assert rows and all(r.partial[0] and r.best_max is None for r in rows)
+        md = EXPORTERS["md"].render(run_report(b, DEADLINE_NS, 0.5))
+        assert "partial figures" in md and "(partial)" in md
+
+
+def test_a_family_whose_behaviour_was_not_judged_is_not_rated(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    crit = {
+        "families": {
+            "SEM": {"metric": "^clock", "stat": "max", "reduce": "max", "stars": [[1e12, 5]]}
+        }
+    }
+    recs = copy.deepcopy(sample_records)
+    for t in recs[1:-1]:  # a rated figure in the family of the behaviour test
+        if t["id"] == "CLK-P-RES":
+            t["id"] = "SEM-P-XXX"
+    assert next(iter(rate(_bundle(recs), crit))).stars == 5  # SEM-B-LCK passed
+    for status in ("error", "skipped", "interrupted"):
+        b = _bundle(_errored(recs, "SEM-B-LCK", status))
+        assert "SEM" in run_conditions(b).behaviour_unjudged
+        r = next(iter(rate(b, crit)))
+        assert r.stars is None and f"SEM-B-LCK {status}" in r.why

@@ -16,6 +16,11 @@ enum rtg_policy rtg_rt_policy(const struct rtg_ctx *ctx)
     return rtg_rt_ok(ctx) ? RTG_SCHED_FIFO : RTG_SCHED_OTHER;
 }
 
+bool rtg_fault_is(const struct rtg_ctx *ctx, const char *name)
+{
+    return strcmp(rtg_opt_enum(ctx, "fault"), name) == 0;
+}
+
 void rtg_ev_reset(struct rtg_evlog *l)
 {
     memset(l->ev, 0, sizeof l->ev);

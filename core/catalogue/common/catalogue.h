@@ -4,6 +4,7 @@
 #ifndef RTG_CATALOGUE_COMMON_H
 #define RTG_CATALOGUE_COMMON_H
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rtg/json.h"
@@ -23,6 +24,10 @@ struct rtg_thread_attr rtg_attr_at(const struct rtg_ctx *ctx, enum rtg_policy po
 /* SCHED_FIFO when the test obtained it, SCHED_OTHER otherwise (the
  * test's notes say so). */
 enum rtg_policy rtg_rt_policy(const struct rtg_ctx *ctx);
+
+/* The test's hooks-only "fault" option (RTG_OPT_HOOKS) equals name; always
+ * false in the shipped probe, where the option keeps its default "none". */
+bool rtg_fault_is(const struct rtg_ctx *ctx, const char *name);
 
 /* Who ran when: one letter per event, its clock ticks beside it. */
 #define RTG_EV_MAX 15

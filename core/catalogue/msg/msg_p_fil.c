@@ -51,6 +51,8 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
         return rtg_fail_error(ctx, "out of memory");
     }
     unsigned normal = 0, urgent = caps->prio_max ? caps->prio_max : 1;
+    if (rtg_fault_is(ctx, "urgent_as_normal")) /* hooks build: the verdict must fail */
+        urgent = normal;
     size_t rounds = (size_t)rtg_opt_int(ctx, "rounds");
     int err = 0;
     uint32_t bad = 0;
@@ -241,6 +243,8 @@ static const struct rtg_option fil_options[] = {
      "queue capacity in messages where the mechanism lets it be set (0: the system default)"},
     {"urgent_verdict", RTG_OPT_ENUM, 0, 0, 0, 0, "prio,all", 0,
      "judge urgent-first only for mechanisms with priorities, or for all (a negative control)"},
+    {"fault", RTG_OPT_ENUM, 0, 0, 0, 0, "none,urgent_as_normal", RTG_OPT_HOOKS,
+     "urgent_as_normal: the urgent messages are sent with the normal priority"},
 };
 
 const struct rtg_test_desc rtg_test_msg_p_fil = {

@@ -3,9 +3,9 @@
 
 #include <string.h>
 
-bool rtg_sem_p_free_ok(int rc, int value_before, int value_after)
+bool rtg_sem_p_did_not_block(struct rtg_sem_p_obs p, uint64_t blocked_ns)
 {
-    return rc == 0 && value_before > 0 && value_after == value_before - 1;
+    return p.acquired && blocked_ns > 0 && p.took_ns < blocked_ns / 2;
 }
 
 bool rtg_sem_p_zero_blocks(bool timed_out, uint64_t waited_ns, uint64_t timeout_ns)
@@ -13,9 +13,10 @@ bool rtg_sem_p_zero_blocks(bool timed_out, uint64_t waited_ns, uint64_t timeout_
     return timed_out && timeout_ns > 0 && waited_ns >= timeout_ns;
 }
 
-bool rtg_sem_v_increments(int value_before, int value_after)
+bool rtg_sem_v_increments(const struct rtg_sem_p_obs after_two_v[3], uint64_t blocked_ns)
 {
-    return value_after == value_before + 1;
+    return rtg_sem_p_did_not_block(after_two_v[0], blocked_ns) &&
+           rtg_sem_p_did_not_block(after_two_v[1], blocked_ns) && !after_two_v[2].acquired;
 }
 
 bool rtg_sem_wake_order_ok(const char *log, bool waiter_higher)

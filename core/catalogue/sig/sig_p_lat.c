@@ -69,6 +69,13 @@ static void *receiver(void *arg)
     return NULL;
 }
 
+/* The value a signal is sent with: fault=no_value (hooks build) sends 0,
+ * as kill() would, where the test means v. */
+static uint64_t sent_value(const struct rtg_ctx *ctx, uint64_t v)
+{
+    return rtg_fault_is(ctx, "no_value") ? 0 : v;
+}
+
 static void *sender(void *arg)
 {
     struct lat_state *s = arg;
@@ -80,7 +87,7 @@ static void *sender(void *arg)
             since = rtg_mono_ns();
         }
         s->tx[i] = rtg_clock_ticks();
-        int rc = rtg_sig_send(s->sig, i);
+        int rc = rtg_sig_send(s->sig, sent_value(s->ctx, i));
         if (rc) {
             s->err = rc;
             s->err_what = "sigqueue";
@@ -174,17 +181,30 @@ static int run(struct rtg_ctx *ctx)
             if ((size_t)idx >= nsig)
                 continue;
             uint64_t v = ((uint64_t)idx << 16) | r;
-            rc = rtg_sig_send(sigs[idx], v);
+            rc = rtg_sig_send(sigs[idx], sent_value(ctx, v));
             if (rc)
                 return rtg_fail_error(ctx, "sigqueue failed after %zu signals: %s", sent,
                                       strerror(rc));
             tx[sent++] = (struct rtg_sig_tx){.sig = idx, .value = v};
         }
+    /* Faults of the hooks build, on the receiving side: take the highest
+     * number first (waiting for it alone), or take the first pending
+     * signal and queue it again behind the others of its number. */
     size_t nrx = 0;
+    if (rtg_fault_is(ctx, "requeue_first")) {
+        int sig;
+        uint64_t v;
+        if (rtg_sig_wait(sigs, nsig, 0, &sig, &v) == 0)
+            rtg_sig_send(sig, v);
+    }
+    bool highest_first = rtg_fault_is(ctx, "wait_highest_first");
     while (nrx < ntx + 1) {
         int sig;
         uint64_t v;
-        rc = rtg_sig_wait(sigs, nsig, 0, &sig, &v);
+        if (highest_first && nrx == 0)
+            rc = rtg_sig_wait(&sigs[nsig - 1], 1, 0, &sig, &v);
+        else
+            rc = rtg_sig_wait(sigs, nsig, 0, &sig, &v);
         if (rc == EINTR)
             continue;
         if (rc)
@@ -272,6 +292,11 @@ static const struct rtg_option options[] = {
      "signals queued per number in the order phase (4 numbers)"},
     {"signals", RTG_OPT_ENUM, 0, 0, 0, 0, "rt,standard", 0,
      "real-time signals, or standard ones (SIGUSR2, SIGWINCH: the negative control)"},
+    {"fault", RTG_OPT_ENUM, 0, 0, 0, 0, "none,wait_highest_first,requeue_first,no_value",
+     RTG_OPT_HOOKS,
+     "wait_highest_first: the first signal taken is waited for on the highest number alone; "
+     "requeue_first: the first pending signal is taken and queued again; no_value: signals are "
+     "sent with the value 0"},
 };
 
 const struct rtg_test_desc rtg_test_sig_p_lat = {

@@ -36,6 +36,8 @@ static void *new_creator(void *arg)
 {
     struct new_run *r = arg;
     int np = r->c == NEW_LOWER ? r->prio - 1 : r->c == NEW_HIGHER ? r->prio + 1 : r->prio;
+    if (rtg_fault_is(r->ctx, "invert")) /* hooks build: every check must fail */
+        np = r->c == NEW_HIGHER ? r->prio - 1 : r->prio + 1;
     rtg_thread_t t;
     struct rtg_thread_attr a = rtg_attr_at(r->ctx, r->pol, np);
     rtg_ev_add(&r->log, 'c');
@@ -154,6 +156,9 @@ static const struct rtg_option new_b_options[] = {
      "runs of each case; a check passes only if every run is in order"},
     {"policy", RTG_OPT_ENUM, 0, 0, 0, 0, "fifo,rr,other", 0,
      "policy of creator and new thread; other = negative control (no priorities)"},
+    {"fault", RTG_OPT_ENUM, 0, 0, 0, 0, "none,invert", RTG_OPT_HOOKS,
+     "invert: the new thread one level above the creator in the lower and same cases, "
+     "one below in the higher case"},
 };
 
 const struct rtg_test_desc rtg_test_thr_b_new = {

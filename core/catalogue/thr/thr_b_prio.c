@@ -36,7 +36,8 @@ static void *wake_poster(void *arg)
 {
     struct wake_run *r = arg;
     rtg_thread_t t;
-    struct rtg_thread_attr a = rtg_attr_at(r->ctx, r->pol, r->higher ? r->prio + 1 : r->prio - 1);
+    bool higher = r->higher != rtg_fault_is(r->ctx, "invert");
+    struct rtg_thread_attr a = rtg_attr_at(r->ctx, r->pol, higher ? r->prio + 1 : r->prio - 1);
     int rc = rtg_thread_create(&t, &a, wake_waiter, r);
     if (rc) {
         r->error = rc;
@@ -73,7 +74,9 @@ static void *low_self(void *arg)
 {
     struct low_run *r = arg;
     rtg_thread_t t;
-    struct rtg_thread_attr a = rtg_attr_at(r->ctx, r->pol, r->prio - 1);
+    /* The fault puts X above the level the thread lowers itself to. */
+    int x_prio = rtg_fault_is(r->ctx, "invert") ? r->prio : r->prio - 1;
+    struct rtg_thread_attr a = rtg_attr_at(r->ctx, r->pol, x_prio);
     int rc = rtg_thread_create(&t, &a, low_other, r); /* ready, not running */
     if (rc) {
         r->error = rc;
@@ -259,6 +262,9 @@ static const struct rtg_option prio_b_options[] = {
     {"lowered_expect", RTG_OPT_ENUM, 0, 0, 0, 0, "head,tail", 0,
      "position promised to a thread that lowers its priority: head (Linux, sched(7); "
      "POSIX pthread_setschedprio) or tail (POSIX pthread_setschedparam)"},
+    {"fault", RTG_OPT_ENUM, 0, 0, 0, 0, "none,invert", RTG_OPT_HOOKS,
+     "invert: each waiter on the other side of the poster; X one level above the level the "
+     "running thread lowers itself to"},
 };
 
 const struct rtg_test_desc rtg_test_thr_b_prio = {

@@ -22,13 +22,18 @@ enum rtg_mut_arc_outcome {
     RTG_MUT_NO_INVERSION, /* M ran only after H had finished */
     RTG_MUT_INVERSION,    /* M's whole window lies between H's request and H's acquisition */
     RTG_MUT_INCONCLUSIVE, /* a stamp is missing or the stamps contradict each other */
+    RTG_MUT_UNCONTENDED,  /* H asked only once L had released: H never waited */
 };
 
 enum rtg_mut_arc_outcome rtg_mut_arc_classify(const struct rtg_mut_arc_round *r);
 const char *rtg_mut_arc_outcome_name(enum rtg_mut_arc_outcome o);
-/* Every round (at least one) shows no inversion. */
+/* Only rounds where H really waited for the mutex count: uncontended ones
+ * are left out (and counted by rtg_mut_arc_uncontended). */
+/* Every contended round (at least one) shows no inversion. */
 bool rtg_mut_arc_prevents(const struct rtg_mut_arc_round *r, size_t n);
-/* Every round (at least one) shows the inversion: the negative control. */
+/* Every contended round (at least one) shows the inversion: the negative
+ * control. */
 bool rtg_mut_arc_shows_inversion(const struct rtg_mut_arc_round *r, size_t n);
+size_t rtg_mut_arc_uncontended(const struct rtg_mut_arc_round *r, size_t n);
 
 #endif

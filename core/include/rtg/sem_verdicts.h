@@ -6,13 +6,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* P on a free semaphore: returned at once (rc 0) and took one unit. */
-bool rtg_sem_p_free_ok(int rc, int value_before, int value_after);
+/* One timed P as it was observed: whether it acquired, how long the call
+ * took (ns). */
+struct rtg_sem_p_obs {
+    bool acquired;
+    uint64_t took_ns;
+};
+/* A P that did not block (the verdict on a P on a positive count): it
+ * acquired in under half the time a P that did block (blocked_ns, timed
+ * out on a zero count) took in the same run. With no blocking P observed
+ * (blocked_ns 0) nothing can be decided: false. */
+bool rtg_sem_p_did_not_block(struct rtg_sem_p_obs p, uint64_t blocked_ns);
 /* P on a zero count blocks: it returned only by timing out, no earlier
  * than its timeout. */
 bool rtg_sem_p_zero_blocks(bool timed_out, uint64_t waited_ns, uint64_t timeout_ns);
-/* V with no waiter adds one to the count. */
-bool rtg_sem_v_increments(int value_before, int value_after);
+/* Two V on a zero count with no waiter, then three timed P: each V added
+ * exactly one when the first two P acquire without blocking and the
+ * third does not acquire (it times out). */
+bool rtg_sem_v_increments(const struct rtg_sem_p_obs after_two_v[3], uint64_t blocked_ns);
 
 /* The event log of a V on zero with one waiter, one letter per event in
  * the order they happened: 'b' the waiter is about to block in P, 'p' the

@@ -13,6 +13,11 @@ enum rtg_opt_type { RTG_OPT_INT, RTG_OPT_FLOAT, RTG_OPT_ENUM };
 
 /* Options scaled by --duration-scale (durations, iteration counts). */
 #define RTG_OPT_SCALED 1u
+/* Exists only in the hooks build (rtgauge-probe-hooks): a fault injected
+ * into a test's conditions so the suite can see each verdict fail. The
+ * shipped probe neither lists nor accepts it, and the test sees its
+ * default (the first choice, "none"). */
+#define RTG_OPT_HOOKS 2u
 
 struct rtg_option {
     const char *key;

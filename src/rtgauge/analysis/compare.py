@@ -1,15 +1,21 @@
 """Several runs side by side: per figure, the better system and whether the
-difference is significant; verdicts side by side; strong and weak points."""
+difference is significant, each claim tested for what it says (the bulk of
+the distribution: Mann-Whitney U; its tail: exceedances of the pooled p99,
+Fisher's exact test); verdicts side by side; strong and weak points.
+Partial figures (a test in error or interrupted) are shown and compared
+with nothing."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from rtgauge.analysis.stats import significant
+from rtgauge.analysis.stats import BulkTest, TailTest, mann_whitney, tail_test
 from rtgauge.conditions import run_conditions
 from rtgauge.fmt import us
 from rtgauge.model import Bundle
+
+ALPHA = 0.01  # a difference is claimed only below this p-value
 
 
 @dataclass
@@ -17,9 +23,41 @@ class Row:
     test: str
     metric: str
     per_system: list[dict[str, Any] | None]  # the metric of each system, or None
+    partial: list[bool] = field(default_factory=list)  # per system: figures partial
     best_max: int | None = None  # index of the system with the lowest max
     best_mean: int | None = None
-    significant: bool = False  # best mean vs the others: beyond chance
+    significant: bool = False  # best mean vs each other: beyond chance (Mann-Whitney)
+    bulk: list[BulkTest] = field(default_factory=list)  # best mean vs each other
+    tail_significant: bool = False  # best max's tail lighter than each other's (Fisher)
+    tails: list[TailTest] = field(default_factory=list)  # best max vs each other
+
+    @property
+    def tail_tested(self) -> bool:
+        return bool(self.tails) and all(t.p is not None for t in self.tails)
+
+    def bulk_text(self) -> str:
+        """The mean claim and the test behind it."""
+        if not self.bulk:
+            return "—"
+        worst = max(self.bulk, key=lambda t: t.p)
+        p = f"Mann-Whitney p = {worst.p:.2g}, {worst.method}"
+        return f"avg: sig. ({p})" if self.significant else f"avg: no significant difference ({p})"
+
+    def tail_text(self) -> str:
+        """The max claim and the test behind it, or why there is none."""
+        if not self.tails:
+            return "—"
+        if not self.tail_tested:
+            return f"max: {NOT_TESTED_TEXT}"
+        worst = max(self.tails, key=lambda t: t.p or 0.0)
+        assert worst.threshold_ns is not None and worst.p is not None
+        where = f"above {us(worst.threshold_ns)} µs (pooled p99), Fisher p = {worst.p:.2g}"
+        if self.tail_significant:
+            return f"max: fewer samples {where}"
+        return f"max: no significant difference {where}"
+
+
+NOT_TESTED_TEXT = "single extreme value, not tested"
 
 
 @dataclass
@@ -76,16 +114,40 @@ def compare(bundles: list[Bundle]) -> Comparison:
                         (m for m in t["metrics"] if m["name"] == name and m["count"]), None
                     )
             per.append(found)
-        row = Row(test, name, per)
-        present = [(i, m) for i, m in enumerate(per) if m is not None]
-        if len(present) >= 2:
-            row.best_max = min(present, key=lambda x: x[1]["max"])[0]
-            row.best_mean = min(present, key=lambda x: x[1]["mean"])[0]
-            best = per[row.best_mean]
-            assert best is not None
-            row.significant = all(significant(best, m) for i, m in present if i != row.best_mean)
-        comp.rows.append(row)
+        partial = [
+            m is not None and not run_conditions(b).figures_usable(test)
+            for b, m in zip(bundles, per, strict=True)
+        ]
+        comp.rows.append(judge_row(Row(test, name, per, partial)))
     return comp
+
+
+def judge_row(row: Row) -> Row:
+    """The better system on the mean and on the max, among usable figures,
+    each backed by its own test or not marked."""
+    present = [
+        (i, m)
+        for i, m in enumerate(row.per_system)
+        if m is not None and not (row.partial and row.partial[i])
+    ]
+    if len(present) < 2:
+        return row
+    row.best_mean = min(present, key=lambda x: x[1]["mean"])[0]
+    best = row.per_system[row.best_mean]
+    assert best is not None
+    row.bulk = [mann_whitney(best, m) for i, m in present if i != row.best_mean]
+    row.significant = all(t.p < ALPHA and abs(t.superiority - 0.5) > 0.05 for t in row.bulk)
+    row.best_max = min(present, key=lambda x: x[1]["max"])[0]
+    lowest = row.per_system[row.best_max]
+    assert lowest is not None
+    row.tails = [tail_test(lowest, m) for i, m in present if i != row.best_max]
+    row.tail_significant = row.tail_tested and all(
+        t.p is not None
+        and t.p < ALPHA
+        and t.above[0] / max(int(lowest["count"]), 1) < t.above[1] / max(int(m["count"]), 1)
+        for t, (i, m) in zip(row.tails, [x for x in present if x[0] != row.best_max], strict=True)
+    )
+    return row
 
 
 def verdict_table(comp: Comparison) -> list[tuple[str, str, list[bool | None]]]:
@@ -127,14 +189,16 @@ def points(comp: Comparison) -> list[tuple[list[str], list[str]]]:
         if errors:
             bad.append(f"tests in error: {', '.join(errors)}")
         if n >= 2:
-            wins = [r for r in comp.rows if r.best_max == i and r.significant]
+            # A worst case is a strong or weak point only when a tail test backs it.
+            wins = [r for r in comp.rows if r.best_max == i and r.tail_significant]
             losses = [
                 r
                 for r in comp.rows
                 if r.per_system[i] is not None
                 and r.best_max is not None
                 and r.best_max != i
-                and r.significant
+                and r.tail_significant
+                and not (r.partial and r.partial[i])
             ]
             for r in sorted(wins, key=lambda r: -_ratio(r, i))[:3]:
                 m = r.per_system[i]

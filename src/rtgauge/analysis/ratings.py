@@ -66,22 +66,36 @@ def _stars(value: float, thresholds: list[list[float]]) -> int:
 
 
 def rate(bundle: Bundle, criteria: dict[str, Any]) -> list[Rating]:
-    limit = run_conditions(bundle).timing_limit  # None: timing may be rated
+    cond = run_conditions(bundle)
+    limit = cond.timing_limit  # None: timing may be rated
     failed_fams = {family(t["id"]) for t in bundle.tests for v in t["verdicts"] if not v["pass"]}
     out = []
     for fam, c in criteria["families"].items():
         pattern = re.compile(c["metric"])
-        values = [
-            float(m[c["stat"]])
+        matching = [
+            (t["id"], float(m[c["stat"]]))
             for t in bundle.tests
             if family(t["id"]) == fam
             for m in t["metrics"]
             if pattern.search(m["name"]) and m.get(c["stat"]) is not None
         ]
+        # Partial figures (a test in error or interrupted) are shown, never rated.
+        values = [v for tid, v in matching if cond.figures_usable(tid)]
+        partial = sorted({tid for tid, _ in matching if not cond.figures_usable(tid)})
         has_tests = any(family(t["id"]) == fam for t in bundle.tests)
+        if fam in failed_fams and not values:
+            out.append(Rating(fam, 1, None, "a behaviour verdict fails"))
+            continue
+        if fam in cond.behaviour_unjudged and fam not in failed_fams and limit is None:
+            why = cond.behaviour_unjudged[fam]
+            figure = max(values) if values else None
+            out.append(Rating(fam, None, figure, f"not rated: behaviour not judged ({why})"))
+            continue
         if not values:
-            if fam in failed_fams:
-                out.append(Rating(fam, 1, None, "a behaviour verdict fails"))
+            if partial:
+                out.append(
+                    Rating(fam, None, None, f"not rated: partial figures ({', '.join(partial)})")
+                )
             elif has_tests:
                 out.append(Rating(fam, None, None, "not rated: no figure matches the criterion"))
             continue

@@ -92,9 +92,12 @@ def deadline_verdicts(bundle: Bundle, deadline_ns: float, rate: float) -> list[D
     limit = None if cond.deadline_verdict_allowed else cond.timing_limit
     out = []
     for t in bundle.tests:
+        # Partial figures are judged for the reader but claim nothing either way.
+        usable = cond.figures_usable(t["id"])
         for m in t["metrics"]:
             if LATENCY.match(m["name"]) and m["count"]:
                 v = judge(t["id"], m, deadline_ns, rate)
-                v.limit, v.meaningful = limit, cond.timing_meaningful
+                v.limit = limit if usable else f"partial figures ({t['id']} {t['status']})"
+                v.meaningful = cond.timing_meaningful and usable
                 out.append(v)
     return out

@@ -124,10 +124,14 @@ def figures_blocks(comp: Comparison) -> list[Block]:
     out: list[Block] = [
         Heading(2, "Figures side by side (µs)", "figures"),
         Para(
-            "Better value in bold green. 'sig.' says whether the best system's "
-            "distribution differs from every other beyond chance (Mann-Whitney U "
-            "on the histograms, p < 0.01, and a probability of superiority away "
-            "from ½ by more than 0.05); otherwise 'no significant difference'.",
+            "Better value in bold green, only where a test backs the claim. "
+            "Averages: Mann-Whitney U on the histograms (exact below 60 samples "
+            "in all), p < 0.01 and a probability of superiority away from ½ by "
+            "more than 0.05. Worst cases: how often each system exceeds the "
+            "pooled p99, compared with Fisher's exact test (p < 0.01); with too "
+            "few samples a max is a single extreme value, not tested, and not "
+            "marked. Partial figures (a test that did not finish) are shown and "
+            "compared with nothing.",
             "note",
         ),
     ]
@@ -147,20 +151,19 @@ def figures_blocks(comp: Comparison) -> list[Block]:
                 if m is None:
                     tr += [Cell("—", "muted"), Cell("—", "muted")]
                     continue
+                if r.partial and r.partial[i]:
+                    tr += [Cell(f"{us(m['mean'])} (partial)", "muted")]
+                    tr += [Cell(f"{us(m['max'])} (partial)", "muted")]
+                    continue
                 tr.append(
                     Cell(us(m["mean"]), "better" if r.best_mean == i and r.significant else "")
                 )
-                tr.append(Cell(us(m["max"]), "better" if r.best_max == i else ""))
-            present = sum(m is not None for m in r.per_system)
-            tr.append(
-                Cell(
-                    "sig."
-                    if r.significant
-                    else "no significant difference"
-                    if present > 1
-                    else "—",
-                    "" if r.significant else "muted",
+                tr.append(
+                    Cell(us(m["max"]), "better" if r.best_max == i and r.tail_significant else "")
                 )
+            claims = [r.bulk_text(), r.tail_text()] if r.bulk else ["—"]
+            tr.append(
+                Cell("; ".join(claims), "" if r.significant or r.tail_significant else "muted")
             )
             trs.append(tr)
         out.append(Table(header, trs))

@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from rtgauge.analysis.requirements import deadline_verdicts
-from rtgauge.conditions import run_conditions
+from rtgauge.conditions import figures_partial, run_conditions
 from rtgauge.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
 from rtgauge.model import Bundle, Record
 from rtgauge.report import plots
@@ -56,9 +56,12 @@ def trust_warnings(bundle: Bundle) -> list[str]:
     out = first + ours_emulated + rest + [o for o in ours if o not in ours_emulated]
     if not bundle.complete:
         out.append("incomplete run: interrupted or cut short; the tests that finished are shown")
-    bad = [t["id"] for t in bundle.tests if t["status"] in ("error", "interrupted")]
+    bad = [t["id"] for t in bundle.tests if figures_partial(t)]
     if bad:
-        out.append(f"tests that did not finish (error or interrupted): {', '.join(bad)}")
+        out.append(
+            f"tests that did not finish (error or interrupted): {', '.join(bad)}; "
+            "their figures are partial and feed no rating, deadline verdict or comparison mark"
+        )
     return out
 
 
@@ -189,6 +192,12 @@ def histograms(test: Record, limit: int = 3) -> list[Block]:
     return out
 
 
+PARTIAL_NOTE = (
+    "partial figures: the test did not finish; shown for the record, used for no rating, "
+    "deadline verdict or comparison mark"
+)
+
+
 def test_blocks(t: Record) -> list[Block]:
     out: list[Block] = [Heading(3, f"{t['id']} — {t['title']}", anchor=t["id"])]
     status = t["status"] + (f": {t['reason']}" if t.get("reason") else "")
@@ -209,6 +218,8 @@ def test_blocks(t: Record) -> list[Block]:
         svg = plots.series_svg(s)
         if svg:
             out.append(Chart(svg, f"{s['name']}: latency over time, load phases marked"))
+    if t["metrics"] and figures_partial(t):
+        out.append(Para(PARTIAL_NOTE, "warn"))
     if t["metrics"]:
         out.append(metric_table(t["metrics"]))
     out += sweep_charts(t)
@@ -320,7 +331,11 @@ def summary_table(bundle: Bundle) -> Table:
                 Cell(t["id"]),
                 Cell(t["title"]),
                 Cell(t["status"], kind),
-                Cell(us2(worst["max"]) if worst else "—"),
+                Cell(
+                    (us2(worst["max"]) + (" (partial)" if figures_partial(t) else ""))
+                    if worst
+                    else "—"
+                ),
                 Cell(us2(worst.get("p99_99") or worst.get("p99")) if worst else "—"),
                 Cell(us2(worst["mean"]) if worst else "—"),
                 Cell(worst["name"] if worst else (t.get("reason") or "")),

@@ -1,6 +1,7 @@
 /* The table of every test, expanded from core/catalogue/catalogue.def. */
 #ifndef RTG_REGISTRY_H
 #define RTG_REGISTRY_H
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rtg/test.h"
@@ -13,5 +14,8 @@ const struct rtg_test_desc *rtg_registry_find(const char *id);
  * .needs the OSAL does not offer), or NULL when it can. */
 const char *rtg_test_unavailable(const struct rtg_test_desc *d);
 const struct rtg_option *rtg_test_option(const struct rtg_test_desc *d, const char *key);
+/* Whether this build shows and accepts the option (hooks-only options
+ * exist in the hooks build alone). */
+bool rtg_option_in_build(const struct rtg_option *o);
 
 #endif

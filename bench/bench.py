@@ -95,22 +95,40 @@ class Pair:
     ours_load: list[str] | None = None  # and during rtgauge
 
 
+def tmr_lat_opts(align: str) -> Callable[[int], list[str]]:
+    """TMR-P-LAT as cyclictest -i1000 runs it, for s seconds, CPUs aligned or not."""
+    return lambda s: [
+        *("--opt", f"TMR-P-LAT.duration_ms={s * 1000}", "--opt", "TMR-P-LAT.period_us=1000"),
+        *("--opt", f"TMR-P-LAT.align={align}"),
+    ]
+
+
+TRUNCATION = (
+    "cyclictest truncates every sample to whole µs, so its min/avg read ≈0.5 µs lower "
+    "than the same latencies in ns."
+)
 PAIRS = [
     Pair(
         "TMR-P-LAT ↔ cyclictest",
         "TMR-P-LAT",
         r"timer\.wakeup\.clock_nanosleep\.all$",
-        lambda s: [
-            "--opt",
-            f"TMR-P-LAT.duration_ms={s * 1000}",
-            "--opt",
-            "TMR-P-LAT.period_us=1000",
-        ],
+        tmr_lat_opts("staggered"),
         lambda s: ["cyclictest", "-m", "-p95", "-i1000", "-d0", f"-D{s}", "-q", "-S"],
         cyclictest_out,
-        "same interval (programmed expiry → clock_gettime after clock_nanosleep returns); "
-        "cyclictest truncates every sample to whole µs, so its min/avg read ≈0.5 µs lower "
-        "than the same latencies in ns.",
+        "same interval (programmed expiry → clock_gettime after clock_nanosleep returns), "
+        "one thread per CPU, same interval on every CPU (-d0), starts apart: cyclictest "
+        "without -A starts each thread's timer when that thread starts, TMR-P-LAT "
+        "align=staggered spreads the CPUs' expiries over one period. " + TRUNCATION,
+    ),
+    Pair(
+        "TMR-P-LAT align=same ↔ cyclictest -A 0",
+        "TMR-P-LAT",
+        r"timer\.wakeup\.clock_nanosleep\.all$",
+        tmr_lat_opts("same"),
+        lambda s: ["cyclictest", "-m", "-p95", "-i1000", "-d0", f"-D{s}", "-q", "-S", "-A", "0"],
+        cyclictest_out,
+        "the same, with every CPU's timer expiring at the same instant on both sides "
+        "(cyclictest -A 0: aligned wake-ups, no offset between threads). " + TRUNCATION,
     ),
     Pair(
         "CLK-P-DUR ↔ oslat",
@@ -253,13 +271,19 @@ def pi_stress_agreement(secs: int) -> list[str]:
 def summary(lines: list[str]) -> list[str]:
     """One line per pair: within or beyond the peer's own noise, from the
     verdict sentence each pair wrote."""
-    out = ["### Summary\n", "| pair | avg against the peer's noise |", "|---|---|"]
+    out = [
+        "### Summary\n",
+        "| pair | min | avg | max (against the peer's own noise) |",
+        "|---|---|---|---|",
+    ]
     pair = ""
     for line in lines:
         if line.startswith("### "):
             pair = line[4:].strip()
-        elif "is within the noise" in line or "is beyond the noise" in line:
-            out.append(f"| {pair} | {'within' if 'within' in line else 'BEYOND'} |")
+        elif words := re.findall(r"(min|avg|max) difference [\d.]+ µs: (within|BEYOND)", line):
+            out.append(f"| {pair} | " + " | ".join(w for _, w in words) + " |")
+        elif "is within the noise" in line or "is beyond the noise" in line:  # older wording
+            out.append(f"| {pair} | | {'within' if 'within' in line else 'BEYOND'} | |")
         elif line.startswith("The verdicts "):
             out.append(f"| {pair} | verdicts {line.split()[2].rstrip('.')} |")
     out += [
@@ -310,9 +334,11 @@ def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
                 runs["peer"].append(pair.parse(sh(pair.peer(secs))))
         with Background(pair.ours_load):
             runs["rtgauge"].append(ours(pair, secs))
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         f"### {pair.name}\n",
         f"{pair.difference}\n",
+        f"Run {when}: {secs} s per run, {repeats} runs each, interleaved.\n",
         "| run | min µs | avg µs | max µs | p99 µs |",
         "|---|---|---|---|---|",
     ]
@@ -334,16 +360,50 @@ def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
         f"{k} {mean['rtgauge'][k] / mean['peer'][k]:.2f}" if mean["peer"][k] else f"{k} —"
         for k in ("min", "avg", "max")
     )
-    diff = abs(mean["rtgauge"]["avg"] - mean["peer"]["avg"])
-    verdict = "within" if diff <= max(spread["avg"], 1.0) else "beyond"
     lines += [
         "",
         f"ratio rtgauge/peer: {ratio}. Peer's own spread over {repeats} runs: "
-        f"avg {spread['avg']:.2f} µs, max {spread['max']:.2f} µs. The avg difference "
-        f"({diff:.2f} µs) is {verdict} the noise (spread, or the peer's 1 µs resolution).",
+        + ", ".join(f"{k} {spread[k]:.2f} µs" for k in ("min", "avg", "max"))
+        + ". "
+        + " ".join(noise_word(k, mean, spread) for k in ("min", "avg", "max")),
         "",
     ]
     return lines
+
+
+def noise_word(k: str, mean: dict[str, dict[str, float]], spread: dict[str, float]) -> str:
+    """Whether the difference of one figure lies within the peer's own spread
+    (or its 1 µs resolution): beyond it, the text above must explain it."""
+    diff = abs(mean["rtgauge"][k] - mean["peer"][k])
+    where = "within" if diff <= max(spread[k], 1.0) else "BEYOND"
+    return f"{k} difference {diff:.2f} µs: {where} the noise."
+
+
+def resummarise(text: str) -> str:
+    """The Summary section's table from the pairs in text; the prose after
+    the old table (the explanations written for that run) is kept."""
+    table = [x for x in summary(text.splitlines()) if x.startswith(("###", "|"))]
+    old = text.split("### Summary", 1)[1].split("\n### ", 1)[0] if "### Summary" in text else ""
+    prose = [x for x in old.splitlines() if x.strip() and not x.startswith("|")]
+    return "\n".join(table + [""] + (prose or summary([])[-2:-1]) + [""])
+
+
+def splice(old: str, new_sections: list[str]) -> str:
+    """old with each '### name' section replaced by the new one of that name;
+    one old lacks goes after the last one replaced (at the end if none was),
+    the rest kept as it was."""
+    new = {s.split("\n", 1)[0]: s for s in new_sections}
+    parts = old.split("\n### ")
+    out = [parts[0]]
+    last = len(out)
+    for part in parts[1:]:
+        head = "### " + part.split("\n", 1)[0]
+        if head in new:
+            last = len(out) + 1
+        out.append(new.pop(head, "### " + part).rstrip("\n") + "\n")
+    if last == 1:
+        last = len(out)
+    return "\n".join(out[:last] + [s.rstrip("\n") + "\n" for s in new.values()] + out[last:])
 
 
 def clock_floor() -> list[str]:
@@ -424,6 +484,12 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="skip the default-run timing")
     ap.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
+    ap.add_argument(
+        "--only",
+        metavar="REGEX",
+        help="run only the pairs whose name matches; their "
+        "sections of --out are replaced, the rest kept",
+    )
     a = ap.parse_args()
     if not PROBE.exists():
         print(f"bench: {PROBE} is not built (make probe)", file=sys.stderr)
@@ -441,6 +507,18 @@ def main() -> int:
         "peer, rtgauge, peer, rtgauge. Figures in µs. Ratios are what to read: this "
         "machine is a shared VM and absolute times are noisy.\n",
     ]
+    if a.only:
+        chosen = [p for p in PAIRS if re.search(a.only, p.name)]
+        if not chosen:
+            print(f"bench: no pair matches {a.only}", file=sys.stderr)
+            return 2
+        sections = ["\n".join(bench_pair(p, a.seconds, a.repeats)) for p in chosen]
+        out = Path(a.out)
+        text = splice(out.read_text() if out.exists() else "", sections)
+        text = splice(text, [resummarise(text)])
+        out.write_text(text)
+        print(f"bench: updated {a.out}", file=sys.stderr)
+        return 0
     for pair in PAIRS:
         if pair.test not in have:
             lines += [f"### {pair.name}\n", f"not landed: the probe has no {pair.test} yet\n"]

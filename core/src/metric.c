@@ -9,6 +9,7 @@ void rtg_metric_init(struct rtg_metric *m, const char *name)
     rtg_stats_init(&m->stats);
     rtg_hist_init(&m->hist);
     rtg_json_init(&m->params);
+    m->negative = 0;
 }
 
 void rtg_metric_free(struct rtg_metric *m)
@@ -20,6 +21,7 @@ void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b)
 {
     rtg_stats_merge(&a->stats, &b->stats);
     rtg_hist_merge(&a->hist, &b->hist);
+    a->negative += b->negative;
 }
 
 /* A percentile is printed only when enough samples lie beyond it:
@@ -63,6 +65,7 @@ void rtg_metric_emit(const struct rtg_metric *m, struct rtg_json *j)
     rtg_json_kstr(j, "name", m->name);
     rtg_json_kstr(j, "unit", "ns");
     rtg_json_kuint(j, "count", s->count);
+    rtg_json_kuint(j, "negative", m->negative);
     if (s->count) {
         rtg_json_kuint(j, "min", s->min);
         rtg_json_kuint(j, "max", s->max);

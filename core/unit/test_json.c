@@ -45,7 +45,7 @@ int main(void)
     rtg_json_init(&j);
     rtg_metric_emit(m, &j);
     CHECK(strstr(j.buf, "\"name\":\"timer.wakeup.test\",\"unit\":\"ns\",\"count\":100,"
-                        "\"min\":1,\"max\":100,\"mean\":50.5,") != NULL);
+                        "\"negative\":0,\"min\":1,\"max\":100,\"mean\":50.5,") != NULL);
     CHECK(strstr(j.buf, "\"worst_at_ms\":100,") != NULL);
     CHECK(strstr(j.buf, "\"p50\":50,\"p90\":90,\"p99\":99,\"p99_9\":null,\"p99_99\":null") != NULL);
     CHECK(strstr(j.buf, "\"buckets\":[[1,2,1],[2,3,1],") != NULL);
@@ -57,7 +57,25 @@ int main(void)
     rtg_metric_init(e, "x.y");
     rtg_json_init(&j);
     rtg_metric_emit(e, &j);
-    CHECK(strstr(j.buf, "\"count\":0,\"min\":null,\"max\":null,\"mean\":null") != NULL);
+    CHECK(strstr(j.buf, "\"count\":0,\"negative\":0,\"min\":null,\"max\":null,\"mean\":null") !=
+          NULL);
+    rtg_json_free(&j);
+
+    /* An interval that ends before it begins is counted apart, never a 0 ns
+     * sample; one that ends where it begins is a 0 ns sample; merging adds. */
+    rtg_metric_interval(e, 500, 400, 1);
+    CHECK_EQ_U(e->stats.count, 0);
+    CHECK_EQ_U(e->negative, 1);
+    rtg_metric_interval(e, 500, 500, 2);
+    CHECK_EQ_U(e->stats.count, 1);
+    CHECK_EQ_U(e->stats.max, 0);
+    rtg_metric_interval(e, 500, 730, 3);
+    CHECK_EQ_U(e->stats.max, 230);
+    rtg_metric_merge(m, e);
+    CHECK_EQ_U(m->negative, 1);
+    rtg_json_init(&j);
+    rtg_metric_emit(e, &j);
+    CHECK(strstr(j.buf, "\"count\":2,\"negative\":1,\"min\":0,\"max\":230,") != NULL);
     rtg_json_free(&j);
     rtg_metric_free(m);
     rtg_metric_free(e);

@@ -68,6 +68,7 @@ class Metric:
     worst_at_ms: float | None
     params: Record
     hist: Histogram
+    negative: int = 0  # intervals that ended before they began: not samples
 
     @classmethod
     def from_dict(cls, d: Record) -> Metric:
@@ -76,6 +77,7 @@ class Metric:
             name=str(d["name"]),
             unit=str(d["unit"]),
             count=int(d["count"]),
+            negative=int(d.get("negative") or 0),
             worst_at_ms=_num(d["worst_at_ms"]),
             params=dict(d.get("params") or {}),
             hist=Histogram.from_dict(d["hist"]),

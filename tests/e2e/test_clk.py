@@ -20,3 +20,15 @@ def test_clk_p_dur_gaps_and_tick() -> None:
     )
     assert info["bursts"] >= 3 and info["loop_time_ms"] > 0
     assert {"tick_hz", "tick_gaps_per_s", "gaps_per_s", "throttle_gaps", "tick_search"} <= set(info)
+    # every periodic component, at most one of them the tick, and it is the one reported
+    comps = info["periodic_components"]
+    ticks = [c for c in comps if c["is_tick"]]
+    assert len(ticks) <= 1
+    assert info["kernel_hz_source"] in ("CONFIG_HZ", "measured", "unknown")
+    if ticks:
+        assert info["tick_period_ns"] == ticks[0]["period_ns"]
+        assert metric(t, "clock.gap.tick")["count"] == ticks[0]["gaps"]
+    else:
+        assert info["tick_hz"] is None and any("tick" in n for n in t["notes"])
+    for c in comps:
+        assert c["gaps"] >= c["occurrences"] > 0 and c["cost_ns"] > 0

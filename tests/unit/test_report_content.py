@@ -127,3 +127,18 @@ def test_csv_cells_from_the_target_cannot_be_formulas(
     cells = [c for r in rows for c in r]
     assert '\'=HYPERLINK("http://evil","x")' in cells
     assert not any(c.startswith("=") for c in cells)
+
+
+def test_negative_intervals_are_named_where_there_are_some(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    def early(recs: list[dict[str, Any]]) -> None:
+        tmr = next(r for r in recs if r.get("id") == "TMR-P-LAT")
+        tmr["metrics"][0]["negative"] = 3
+
+    plain = EXPORTERS["md"].render(run_report(_bundle(sample_records)))
+    assert "Negative intervals" not in plain
+    text = EXPORTERS["md"].render(run_report(_bundle(sample_records, early)))
+    assert "Negative intervals" in text and "timer.wakeup.clock_nanosleep.cpu0 3" in text
+    views = _bundle(sample_records, early).test_views()
+    assert next(t for t in views if t.id == "TMR-P-LAT").metrics[0].negative == 3

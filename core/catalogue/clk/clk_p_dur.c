@@ -5,6 +5,7 @@
 
 #include "rtg/clock.h"
 #include "rtg/osal.h"
+#include "rtg/osal_sys.h"
 #include "rtg/test.h"
 #include "rtg/tmr_calc.h"
 
@@ -13,6 +14,36 @@
 #define TICK_MAX_NS 10500000ull /* HZ down to ~95 */
 #define TICK_BIN_NS 20000ull
 #define TICK_TOL_NS 10000ull /* a tick gap: another one period +- this away */
+#define MAX_COMPONENTS 8
+/* How far a component's rate may lie from the kernel's HZ and still be its
+ * tick: the configured HZ is exact; the measured one counts every local
+ * timer interrupt, so it reads high on a machine with other timers. */
+#define TICK_MATCH_CONFIG 0.05
+#define TICK_MATCH_MEASURED 0.15
+
+/* Every periodic component: its period, rate, cost and share of the CPU. */
+static void emit_components(struct rtg_json *info, const struct rtg_periodic *c, size_t nc,
+                            int tick, double loop_s)
+{
+    rtg_json_key(info, "periodic_components");
+    rtg_json_arr_begin(info);
+    for (size_t i = 0; i < nc; i++) {
+        rtg_json_obj_begin(info);
+        rtg_json_kuint(info, "period_ns", c[i].period_ns);
+        rtg_json_knum(info, "rate_hz", 1e9 / (double)c[i].period_ns);
+        rtg_json_kuint(info, "gaps", c[i].gaps);
+        rtg_json_kuint(info, "occurrences", c[i].occurrences);
+        rtg_json_knum(info, "occurrences_per_s",
+                      loop_s > 0 ? (double)c[i].occurrences / loop_s : 0);
+        rtg_json_kuint(info, "cost_ns", c[i].cost_ns);
+        rtg_json_knum(info, "cpu_share", loop_s > 0 ? (double)c[i].busy_ns / (loop_s * 1e9) : 0);
+        rtg_json_kbool(info, "is_tick", (int)i == tick);
+        rtg_json_kuint(info, "peak_pairs", c[i].why.peak);
+        rtg_json_kuint(info, "background_pairs", c[i].why.median);
+        rtg_json_obj_end(info);
+    }
+    rtg_json_arr_end(info);
+}
 
 static int run(struct rtg_ctx *ctx)
 {
@@ -32,12 +63,12 @@ static int run(struct rtg_ctx *ctx)
     uint64_t *at = malloc(MAX_KEPT * sizeof *at);     /* ns since the first read */
     uint64_t *dur = malloc(MAX_KEPT * sizeof *dur);   /* ns */
     uint64_t *when = malloc(MAX_KEPT * sizeof *when); /* ns since the test started */
-    bool *is_tick = malloc(MAX_KEPT * sizeof *is_tick);
-    if (!all || !tick || !other || !thr || !at || !dur || !when || !is_tick) {
+    int *owner = malloc(MAX_KEPT * sizeof *owner);
+    if (!all || !tick || !other || !thr || !at || !dur || !when || !owner) {
         free(at);
         free(dur);
         free(when);
-        free(is_tick);
+        free(owner);
         return rtg_fail_error(ctx, "out of memory");
     }
     if (!rtg_rt_ok(ctx))
@@ -89,13 +120,18 @@ static int run(struct rtg_ctx *ctx)
         rtg_sleep_ns(pause_ns); /* well inside the RT budget: no throttling */
     }
 
-    /* The tick: the periodic component of the gap times. */
-    struct rtg_tick_peak why;
-    uint64_t period = rtg_tick_period(at, n, TICK_MIN_NS, TICK_MAX_NS, TICK_BIN_NS, &why);
-    size_t ticks = rtg_tick_mark(at, n, period, TICK_TOL_NS, is_tick);
+    /* Every periodic component of the gap times; the tick is the one at
+     * the kernel's HZ, not merely the strongest (a VM may add others). */
+    struct rtg_periodic comp[MAX_COMPONENTS];
+    const struct rtg_periodic_search search = {TICK_MIN_NS, TICK_MAX_NS, TICK_BIN_NS, TICK_TOL_NS};
+    size_t nc = rtg_periodic_find(at, dur, n, &search, comp, MAX_COMPONENTS, owner);
+    const char *hz_source = "unknown";
+    double hz = rtg_sys_tick_hz(rtg_cpu_at(ctx, 0), &hz_source);
+    bool configured = hz_source[0] == 'C';
+    int t = rtg_periodic_tick(comp, nc, hz, configured ? TICK_MATCH_CONFIG : TICK_MATCH_MEASURED);
     for (size_t i = 0; i < n; i++) {
         rtg_metric_add(all, dur[i], when[i]);
-        rtg_metric_add(is_tick[i] ? tick : other, dur[i], when[i]);
+        rtg_metric_add(t >= 0 && owner[i] == t ? tick : other, dur[i], when[i]);
     }
     double loop_s = (double)loop_ticks_total * tick_ns / 1e9;
     struct rtg_json *info = rtg_info(ctx);
@@ -108,19 +144,26 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_knum(info, "gaps_per_s", loop_s > 0 ? (double)all->stats.count / loop_s : 0);
     rtg_json_knum(info, "gap_time_fraction",
                   loop_s > 0 ? all->stats.mean * (double)all->stats.count / (loop_s * 1e9) : 0);
-    if (period) {
-        rtg_json_kuint(info, "tick_period_ns", period);
-        rtg_json_knum(info, "tick_hz", 1e9 / (double)period);
+    emit_components(info, comp, nc, t, loop_s);
+    if (hz > 0)
+        rtg_json_knum(info, "kernel_hz", hz);
+    else
+        rtg_json_knull(info, "kernel_hz");
+    rtg_json_kstr(info, "kernel_hz_source", hz_source);
+    if (t >= 0) {
+        rtg_json_kuint(info, "tick_period_ns", comp[t].period_ns);
+        rtg_json_knum(info, "tick_hz", 1e9 / (double)comp[t].period_ns);
     } else {
         rtg_json_knull(info, "tick_period_ns");
         rtg_json_knull(info, "tick_hz");
     }
     rtg_json_key(info, "tick_search");
     rtg_json_obj_begin(info);
-    rtg_json_kuint(info, "peak_pairs", why.peak);
-    rtg_json_kuint(info, "peak_at_ns", why.peak_at_ns);
-    rtg_json_kuint(info, "background_pairs", why.median);
+    rtg_json_kuint(info, "peak_pairs", t >= 0 ? comp[t].why.peak : 0);
+    rtg_json_kuint(info, "peak_at_ns", t >= 0 ? comp[t].why.peak_at_ns : 0);
+    rtg_json_kuint(info, "background_pairs", t >= 0 ? comp[t].why.median : 0);
     rtg_json_obj_end(info);
+    uint64_t ticks = t >= 0 ? comp[t].occurrences : 0;
     rtg_json_kuint(info, "tick_gaps", ticks);
     rtg_json_knum(info, "tick_gaps_per_s", loop_s > 0 ? (double)ticks / loop_s : 0);
     rtg_json_kuint(info, "throttle_gaps", thr->stats.count);
@@ -131,13 +174,19 @@ static int run(struct rtg_ctx *ctx)
         rtg_note(ctx, "%llu gap(s) of %llu ms or more: RT throttling or a stalled virtual CPU, "
                       "reported apart (clock.gap.throttled)",
                  (unsigned long long)thr->stats.count, (unsigned long long)(throttle_ns / 1000000u));
-    if (!period)
+    if (!nc)
         rtg_note(ctx, "no periodic component among the gaps: no tick on this CPU (nohz_full?) or "
                       "too few gaps");
+    else if (hz <= 0)
+        rtg_note(ctx, "the kernel's HZ is unknown: %zu periodic component(s) found, none named "
+                      "the tick", nc);
+    else if (t < 0)
+        rtg_note(ctx, "no periodic component matches the kernel's HZ (%.0f, %s): %zu other "
+                      "periodic component(s), none named the tick", hz, hz_source, nc);
     free(at);
     free(dur);
     free(when);
-    free(is_tick);
+    free(owner);
     return 0;
 }
 

@@ -97,7 +97,7 @@ static int run(struct rtg_ctx *ctx)
         for (int64_t i = 0; offered[c] && i < n && !rtg_stop_requested(); i++) {
             uint64_t a = read_clock(clocks[c].id);
             uint64_t b = read_clock(clocks[c].id);
-            rtg_metric_add(m[c], b >= a ? b - a : 0, rtg_test_elapsed_ns(ctx));
+            rtg_metric_interval(m[c], a, b, rtg_test_elapsed_ns(ctx));
         }
     }
     struct rtg_json *info = rtg_info(ctx);

@@ -19,7 +19,7 @@ struct irq_run {
     struct rtg_ctx *ctx;
     struct rtg_timer *timer;
     uint64_t start_ns, period_ns, n;
-    uint64_t index;            /* handler: index of the latest expiry handled */
+    uint64_t index;            /* handler: expiries accounted for so far */
     volatile uint64_t seq;     /* handler: entries written */
     struct entry ring[RING];
     rtg_sem_t sem;
@@ -36,10 +36,13 @@ static void on_expiry(void *arg)
     struct irq_run *r = arg;
     uint64_t now = rtg_mono_ns();
     int ov = rtg_timer_overrun(r->timer);
+    struct entry *e = &r->ring[r->seq % RING];
+    /* Measured from the first expiry not yet served: after an overrun the
+     * latest one would show a stall modulo one period. The overrun ones
+     * are counted apart. */
+    e->expiry = r->start_ns + r->index * r->period_ns;
     r->index += 1 + (uint64_t)ov;
     r->overruns += (uint64_t)ov;
-    struct entry *e = &r->ring[r->seq % RING];
-    e->expiry = r->start_ns + (r->index - 1) * r->period_ns;
     e->handler_ns = now;
     __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
     rtg_sem_post(&r->sem);
@@ -86,9 +89,9 @@ static void *task_thread(void *arg)
             for (; r->read_seq < seq; r->read_seq++) {
                 const struct entry *e = &r->ring[r->read_seq % RING];
                 uint64_t at = rtg_test_elapsed_ns(r->ctx);
-                rtg_metric_add(r->service, e->handler_ns > e->expiry ? e->handler_ns - e->expiry : 0, at);
+                rtg_metric_interval(r->service, e->expiry, e->handler_ns, at);
                 if (r->read_seq + 1 == seq)
-                    rtg_metric_add(r->task, now > e->expiry ? now - e->expiry : 0, at);
+                    rtg_metric_interval(r->task, e->expiry, now, at);
             }
         }
         if (r->done && rc != 0)

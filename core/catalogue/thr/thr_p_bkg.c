@@ -18,6 +18,7 @@ struct bkg_state {
     int64_t loops;
     uint64_t period_ns;
     struct rtg_metric *m;
+    uint64_t skipped; /* periods that passed while the measured thread was late */
 };
 
 static void *bkg_measured(void *arg)
@@ -27,10 +28,13 @@ static void *bkg_measured(void *arg)
     for (int64_t i = 0; i < s->loops && !rtg_stop_requested(); i++) {
         rtg_sleep_until(next);
         uint64_t now = rtg_mono_ns();
-        rtg_metric_add(s->m, now > next ? now - next : 0, rtg_test_elapsed_ns(s->ctx));
+        rtg_metric_interval(s->m, next, now, rtg_test_elapsed_ns(s->ctx));
+        /* An absolute schedule: periods overrun are counted, not forgotten */
         next += s->period_ns;
-        if (next < now)
-            next = now + s->period_ns;
+        while (next <= now) {
+            next += s->period_ns;
+            s->skipped++;
+        }
     }
     return NULL;
 }
@@ -66,6 +70,8 @@ static int bkg_run(struct rtg_ctx *ctx)
         cpus[i] = rtg_cpu_at(ctx, 0);
     s.m = idle;
     rc = bkg_phase(ctx, &s);
+    uint64_t skipped_idle = s.skipped;
+    s.skipped = 0;
     if (rc) {
         free(cpus);
         return rtg_fail_error(ctx, "cannot create a thread: %s", strerror(rc));
@@ -93,6 +99,11 @@ static int bkg_run(struct rtg_ctx *ctx)
     rtg_json_kuint(info, "background_ops_during_measure", ops > ops0 ? ops - ops0 : 0);
     rtg_json_kstr(info, "background_op", rtg_load_op_unit(RTG_LOAD_CPU, RTG_LOAD_BUILTIN));
     rtg_json_kuint(info, "period_ns", s.period_ns);
+    rtg_json_key(info, "skipped_periods");
+    rtg_json_obj_begin(info);
+    rtg_json_kuint(info, "idle", skipped_idle);
+    rtg_json_kuint(info, "background", s.skipped);
+    rtg_json_obj_end(info);
     if (known && ops == ops0)
         rtg_note(ctx, "the background processes did no work while measured");
     return 0;

@@ -18,11 +18,10 @@ struct cpu_run {
     int cpu;
 };
 
-static void on_sample(void *arg, uint64_t lat_ns, uint64_t wake_ns)
+static void on_sample(void *arg, uint64_t expiry_ns, uint64_t wake_ns)
 {
     struct cpu_run *c = arg;
-    (void)wake_ns;
-    rtg_metric_add(c->m, lat_ns, rtg_test_elapsed_ns(c->ctx));
+    rtg_metric_interval(c->m, expiry_ns, wake_ns, rtg_test_elapsed_ns(c->ctx));
 }
 
 static int run(struct rtg_ctx *ctx)
@@ -41,12 +40,17 @@ static int run(struct rtg_ctx *ctx)
         free(t);
         return rtg_fail_error(ctx, "out of memory");
     }
+    /* staggered (as cyclictest without -A/--aligned): the CPUs' expiries
+     * spread evenly over one period; same: every CPU's timer at once */
+    bool same = strcmp(rtg_opt_enum(ctx, "align"), "same") == 0;
+    uint64_t stagger = same ? 0 : period / ncpu;
     uint64_t start = rtg_mono_ns() + 2 * period;
     for (size_t i = 0; i < ncpu; i++) {
         c[i].ctx = ctx;
         c[i].cpu = rtg_cpu_at(ctx, (size_t)i);
         c[i].w = (struct rtg_waker){.variant = (enum rtg_wake_variant)variant, .period_ns = period,
-                                    .start_ns = start, .loops = loops, .end_ns = UINT64_MAX,
+                                    .start_ns = start + i * stagger, .loops = loops,
+                                    .end_ns = UINT64_MAX,
                                     .sample = on_sample, .arg = &c[i]};
         c[i].m = rtg_metric_new(ctx, "timer.wakeup.%s.cpu%d", vname, c[i].cpu);
         if (!c[i].m) {
@@ -81,18 +85,18 @@ static int run(struct rtg_ctx *ctx)
     }
     struct rtg_json *info = rtg_info(ctx);
     rtg_json_kstr(info, "variant", vname);
+    rtg_json_kstr(info, "align", same ? "same" : "staggered");
+    rtg_json_kuint(info, "stagger_ns", stagger);
     rtg_json_key(info, "missed_periods");
     rtg_json_obj_begin(info);
-    uint64_t early = 0;
     for (size_t i = 0; i < ncpu; i++) {
         char key[16];
         snprintf(key, sizeof key, "cpu%d", c[i].cpu);
         rtg_json_kuint(info, key, c[i].w.missed);
         rtg_metric_merge(all, c[i].m);
-        early += c[i].w.early;
     }
     rtg_json_obj_end(info);
-    rtg_json_kuint(info, "early_wakeups", early);
+    rtg_json_kuint(info, "early_wakeups", all->negative);
     rtg_json_kuint(info, "loops_per_cpu", loops);
     for (size_t i = 0; i < ncpu; i++)
         if (c[i].w.error == ENOTSUP) { /* a port without this kind of timer */
@@ -122,6 +126,9 @@ static const struct rtg_option options[] = {
     {"variant", RTG_OPT_ENUM, 0, 0, 0, 0, RTG_WAKE_CHOICES, 0,
      "the wake-up mechanism: clock_nanosleep (absolute), nanosleep (relative), posix_timer "
      "(periodic timer, signal waited for), timerfd, select or poll (ppoll) timeout"},
+    {"align", RTG_OPT_ENUM, 0, 0, 0, 0, "staggered,same", 0,
+     "the CPUs' first expiries: staggered evenly over one period (as cyclictest without "
+     "-A), or all at the same instant (as cyclictest -A 0)"},
 };
 
 const struct rtg_test_desc rtg_test_tmr_p_lat = {

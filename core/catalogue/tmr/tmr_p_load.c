@@ -32,17 +32,17 @@ struct load_run {
     struct rtg_metric *all;
 };
 
-static void on_sample(void *arg, uint64_t lat_ns, uint64_t wake_ns)
+static void on_sample(void *arg, uint64_t expiry_ns, uint64_t wake_ns)
 {
     struct load_run *r = arg;
-    (void)wake_ns;
     uint64_t at = rtg_test_elapsed_ns(r->ctx);
     int p = r->phase;
     if (p >= 0 && p < N_PHASES) {
-        rtg_metric_add(r->ph[p].m, lat_ns, at);
-        rtg_metric_add(r->all, lat_ns, at);
+        rtg_metric_interval(r->ph[p].m, expiry_ns, wake_ns, at);
+        rtg_metric_interval(r->all, expiry_ns, wake_ns, at);
     }
-    rtg_win_add(&r->win, at, lat_ns);
+    if (wake_ns >= expiry_ns) /* a negative one is counted by the metrics, not drawn */
+        rtg_win_add(&r->win, at, wake_ns - expiry_ns);
 }
 
 /* Sleeps for ns in steps, returning early on a stop request. */

@@ -42,8 +42,9 @@ static int try_period(struct rtg_ctx *ctx, enum rtg_timer_mode mode, uint64_t pe
         uint64_t now = rtg_mono_ns();
         if (!exp)
             continue;
-        uint64_t expiry = next + (exp - 1) * period;
-        uint64_t late = now > expiry ? now - expiry : 0;
+        /* late from the first expiry not yet served (next), not the latest */
+        rtg_metric_interval(m, next, now, rtg_test_elapsed_ns(ctx));
+        uint64_t late = now > next ? now - next : 0; /* an early one misses nothing */
         uint64_t miss = rtg_sus_misses(exp, late, period);
         res->misses += miss;
         if (exp > 1)
@@ -51,8 +52,7 @@ static int try_period(struct rtg_ctx *ctx, enum rtg_timer_mode mode, uint64_t pe
         else if (miss)
             res->late++;
         res->expirations += exp;
-        rtg_metric_add(m, late, rtg_test_elapsed_ns(ctx));
-        next = expiry + period;
+        next += exp * period;
         if (now > limit)
             break;
     }

@@ -69,11 +69,14 @@ static void *timer_loop(struct rtg_waker *w)
         uint64_t now = rtg_mono_ns();
         if (n == 0)
             continue;
-        uint64_t expiry = next + (n - 1) * w->period_ns; /* the latest one */
+        /* n expiries since the last wait: the first of them (next) waited
+         * longest and is what the latency is measured from; the n - 1 others
+         * are periods missed. Measured from the latest one, a stall would
+         * show as its size modulo one period. */
         w->missed += n - 1;
-        w->sample(w->arg, now > expiry ? now - expiry : 0, now);
+        w->sample(w->arg, next, now);
         w->samples++;
-        next = expiry + w->period_ns;
+        next += n * w->period_ns;
     }
     rtg_timer_delete(t);
     return NULL;
@@ -95,12 +98,10 @@ void *rtg_wake_loop(void *arg)
             break;
         }
         uint64_t now = rtg_mono_ns();
-        if (now < next)
-            w->early++; /* recorded as 0 late, and counted */
-        w->sample(w->arg, now > next ? now - next : 0, now);
+        w->sample(w->arg, next, now); /* an early wake-up is a negative interval */
         w->samples++;
         next += w->period_ns;
-        while (next <= now) { /* do not queue up missed periods */
+        while (next <= now) { /* the schedule stays absolute: periods overrun are missed */
             next += w->period_ns;
             w->missed++;
         }

@@ -12,6 +12,7 @@ struct rtg_metric {
     struct rtg_stats stats;
     struct rtg_hist hist;
     struct rtg_json params; /* an object, or empty */
+    uint64_t negative;      /* intervals that ended before they began: counted, not samples */
 };
 
 void rtg_metric_init(struct rtg_metric *m, const char *name);
@@ -20,6 +21,17 @@ static inline void rtg_metric_add(struct rtg_metric *m, uint64_t ns, uint64_t at
 {
     rtg_stats_add(&m->stats, ns, at_ns);
     rtg_hist_add(&m->hist, ns);
+}
+/* The interval from_ns -> to_ns as a sample. One whose end stamp is
+ * earlier than its reference (an early wake-up, a clock that stepped back)
+ * is no valid 0 ns sample: it is counted in `negative` instead. */
+static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, uint64_t to_ns,
+                                       uint64_t at_ns)
+{
+    if (to_ns < from_ns)
+        m->negative++;
+    else
+        rtg_metric_add(m, to_ns - from_ns, at_ns);
 }
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);
 /* Writes the metric object as in schema/result-v1.json. */

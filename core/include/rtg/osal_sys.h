@@ -36,6 +36,13 @@ bool rtg_sys_cpu_flag(const char *flag);
 /* The hypervisor's vendor signature, or "" when unknown. */
 void rtg_sys_hypervisor_vendor(char *out, size_t n);
 
+/* The kernel's tick rate on cpu, for a test to name its tick: the
+ * configured one (*source "CONFIG_HZ") when the kernel configuration is
+ * readable, else counted from the timer interrupts over 200 ms of busy
+ * time (*source "measured", includes other local timer interrupts); 0 and
+ * *source "unknown" when neither can be had. */
+double rtg_sys_tick_hz(int cpu, const char **source);
+
 /* Parts of the system record, each written into the open object j. */
 /* "host": {hostname, os, os_pretty_name, release, version, machine} */
 void rtg_sys_emit_host(struct rtg_json *j);

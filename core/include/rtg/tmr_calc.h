@@ -39,12 +39,13 @@ uint64_t rtg_sus_misses(uint64_t expirations, uint64_t late_ns, uint64_t period_
 
 
 
-/* ---- CLK-P-DUR: the periodic (tick) component among the gaps ---- */
+/* ---- CLK-P-DUR: the strongest periodic component among the gaps ---- */
 /* at[0..n): gap times in ns, increasing. The period in [min_p, max_p] that
  * most gap pairs are apart (separations binned bin_ns wide, a bin and its
- * neighbours summed); of the peaks at least 60 % of the highest, the
- * shortest (the fundamental, not a multiple). 0 when no peak stands at
- * least 4 times above the median bin (no periodic component). */
+ * neighbours summed); of the peaks six standard deviations above the
+ * median bin and at least 60 % of the highest (above that background), the
+ * shortest (the fundamental, not a multiple), refined to the mean of the
+ * pair separations near it. 0 when no peak stands out. */
 struct rtg_tick_peak {
     uint64_t peak;       /* pairs in the highest (smoothed) bin */
     uint64_t peak_at_ns; /* where it is */
@@ -52,7 +53,32 @@ struct rtg_tick_peak {
 };
 uint64_t rtg_tick_period(const uint64_t *at, size_t n, uint64_t min_p, uint64_t max_p,
                          uint64_t bin_ns, struct rtg_tick_peak *why);
-/* Marks the gaps that have another gap period ± tol before or after them
- * (is_tick[i]); returns how many. */
-size_t rtg_tick_mark(const uint64_t *at, size_t n, uint64_t period, uint64_t tol, bool *is_tick);
+
+/* ---- CLK-P-DUR: every periodic component, and which one is the tick ---- */
+struct rtg_periodic_search {
+    uint64_t min_p, max_p; /* periods searched */
+    uint64_t bin_ns;       /* separation bins (rtg_tick_period) */
+    uint64_t tol_ns;       /* a gap of a component: another one period +- this away */
+};
+struct rtg_periodic {
+    uint64_t period_ns;
+    size_t gaps;              /* the gaps that belong to it */
+    size_t occurrences;       /* a gap starting within tol of the last one's end: the same */
+    uint64_t cost_ns;         /* busy_ns / occurrences: the cost of one */
+    uint64_t busy_ns;         /* their total duration */
+    struct rtg_tick_peak why; /* the search's evidence for it */
+};
+/* Every periodic source among n gaps (at: times, increasing; dur: their
+ * durations), strongest first: the period search runs on the gaps no
+ * component has claimed yet, the gaps of the period it finds are claimed,
+ * and the search runs again on the rest, until no period stands out or max
+ * components are found. owner[i]: the component gap i belongs to, or -1.
+ * Returns how many were found. Pure: no OS call. */
+size_t rtg_periodic_find(const uint64_t *at, const uint64_t *dur, size_t n,
+                         const struct rtg_periodic_search *s, struct rtg_periodic *out, size_t max,
+                         int *owner);
+/* The component whose rate (1e9 / period) lies within tol (a fraction) of
+ * hz, the closest one if several do; -1 when none does or hz is unknown
+ * (<= 0). The tick is the kernel's HZ, not merely the strongest period. */
+int rtg_periodic_tick(const struct rtg_periodic *c, size_t n, double hz, double tol);
 #endif

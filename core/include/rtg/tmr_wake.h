@@ -27,13 +27,14 @@ struct rtg_waker {
     uint64_t loops;     /* at most this many wake-ups */
     uint64_t end_ns;    /* and none programmed at or after this time */
     volatile int *quit; /* optional: set non-zero to end the loop */
-    /* Called with each latency (wake time - programmed time) and the wake time. */
-    void (*sample)(void *arg, uint64_t lat_ns, uint64_t wake_ns);
+    /* Called with each wake-up: the first programmed expiry it serves (the
+     * latency is wake_ns - expiry_ns, negative for an early wake-up) and
+     * the wake time. */
+    void (*sample)(void *arg, uint64_t expiry_ns, uint64_t wake_ns);
     void *arg;
     /* out */
     uint64_t samples;
     uint64_t missed; /* periods skipped (late wake-up, overrun) */
-    uint64_t early;  /* wake-ups before the programmed time (recorded as 0) */
     int error;       /* errno of a failed call */
     const char *failed_call;
 };

@@ -285,6 +285,19 @@ static double measure_hz(int cpu)
     return (double)(b - a) * 1e9 / (double)(t1 - t0);
 }
 
+double rtg_sys_tick_hz(int cpu, const char **source)
+{
+    struct utsname u;
+    char buf[64];
+    if (uname(&u) == 0 && kconfig(u.release, "HZ", buf, sizeof buf) && atoi(buf) > 0) {
+        *source = "CONFIG_HZ";
+        return atoi(buf);
+    }
+    double hz = measure_hz(cpu);
+    *source = hz > 0 ? "measured" : "unknown";
+    return hz > 0 ? hz : 0;
+}
+
 static void cpu_model(char *out, size_t n)
 {
     if (find_field("/proc/cpuinfo", "model name", out, n))

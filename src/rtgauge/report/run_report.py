@@ -143,6 +143,18 @@ def metric_table(metrics: list[Record]) -> Table:
     return Table(["figure (µs)"] + [h for _, h in COLUMNS] + ["count"], rows)
 
 
+def negative_note(metrics: list[Record]) -> Para | None:
+    """The intervals that ended before they began, where a figure has any."""
+    named = [f"{m['name']} {m['negative']}" for m in metrics if m.get("negative")]
+    if not named:
+        return None
+    return Para(
+        "Negative intervals (the end stamp earlier than its reference: an early wake-up "
+        "or a clock that stepped back), counted apart and not in the figures: " + ", ".join(named),
+        "note",
+    )
+
+
 def sweep_charts(test: Record) -> list[Block]:
     """Where a parameter varies (threads, waiters, size): cost against it.
 
@@ -222,6 +234,9 @@ def test_blocks(t: Record) -> list[Block]:
         out.append(Para(PARTIAL_NOTE, "warn"))
     if t["metrics"]:
         out.append(metric_table(t["metrics"]))
+        negative = negative_note(t["metrics"])
+        if negative:
+            out.append(negative)
     out += sweep_charts(t)
     out += histograms(t)
     if t.get("info"):

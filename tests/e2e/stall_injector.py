@@ -1,0 +1,79 @@
+"""A known stall on one CPU: a SCHED_FIFO spinner that busy-loops spin_ms
+every every_ms, pinned, above the measured test's priority, for a bounded
+time. A figure that loses the stall shows it as at most one period.
+
+Used by tests/e2e/test_stall.py, and on its own:
+`python3 tests/e2e/stall_injector.py --cpu 0 --prio 96 --seconds 5`.
+5 ms every 100 ms is 5 % of the CPU: far inside the RT budget (950 ms per
+second), so RT throttling never cuts a spin short."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+def spin(cpu: int, prio: int, seconds: float, spin_ms: float, every_ms: float) -> int:
+    """The spinner itself (runs in its own process). Exit 2 without SCHED_FIFO."""
+    try:
+        os.sched_setaffinity(0, {cpu})
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(prio))
+    except (OSError, AttributeError) as e:
+        print(f"stall_injector: cannot run SCHED_FIFO {prio} on CPU {cpu}: {e}", file=sys.stderr)
+        return 2
+    spin_ns, every_ns = int(spin_ms * 1e6), int(every_ms * 1e6)
+    start = time.monotonic_ns()
+    end = start + int(seconds * 1e9)
+    k = 1
+    while True:
+        at = start + k * every_ns
+        if at + spin_ns > end:
+            return 0
+        now = time.monotonic_ns()
+        if at > now:
+            time.sleep((at - now) / 1e9)
+        stop = time.monotonic_ns() + spin_ns
+        while time.monotonic_ns() < stop:
+            pass
+        k += 1
+
+
+@contextmanager
+def injected_stall(
+    cpu: int, prio: int, seconds: float, spin_ms: float = 5.0, every_ms: float = 100.0
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Runs the spinner for at most `seconds`; killed on leaving the block."""
+    args = [sys.executable, __file__, "--cpu", str(cpu), "--prio", str(prio)]
+    args += ["--seconds", str(seconds), "--spin-ms", str(spin_ms), "--every-ms", str(every_ms)]
+    proc = subprocess.Popen(args)
+    try:
+        time.sleep(0.05)  # its scheduling is set before the measured test starts
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cpu", type=int, default=0)
+    p.add_argument("--prio", type=int, default=96)
+    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--spin-ms", type=float, default=5.0)
+    p.add_argument("--every-ms", type=float, default=100.0)
+    a = p.parse_args()
+    if not (0 < a.spin_ms <= 0.1 * a.every_ms and 0 < a.seconds <= 600):
+        print(
+            "stall_injector: keep spin-ms within 10 % of every-ms, seconds 0..600", file=sys.stderr
+        )
+        return 2
+    return spin(a.cpu, a.prio, a.seconds, a.spin_ms, a.every_ms)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,7 +17,10 @@ import pytest
         (["report"], "the following arguments are required: bundle"),
         (["report", "/nonexistent/x.json"], "cannot read /nonexistent/x.json"),
         (["runs", "--results-dir"], "expected one argument"),
-        (["run", "--target", "ftp://x"], "expected local, qemu or ssh://[user@]host[:port]"),
+        (
+            ["run", "--target", "ftp://x"],
+            "expected local, qemu, ssh://[user@]host[:port] or labgrid://",
+        ),
         (["run", "--target", "qemu"], "needs --kernel PATH or --kernel-package NAME"),
         (["run", "--target", "ssh://a@b:0"], "port 0 is outside"),
     ],

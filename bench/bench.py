@@ -530,6 +530,9 @@ def main() -> int:
         print(f"bench: {pair.name} done", file=sys.stderr)
     if "MUT-B-ARC" in have:
         lines += pi_stress_agreement(a.seconds)
+    from beyond import sections  # the newer families' pairs (bench/beyond.py)
+
+    lines += sections(a.seconds, a.repeats, have)
     lines += summary(lines)
     lines += clock_floor()
     lines += costs(a.quick)

@@ -355,3 +355,68 @@ void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, d
     close_into(j, "info", &ctx->info, false);
     rtg_json_obj_end(j);
 }
+
+const struct rtg_metric *rtg_metric_at(const struct rtg_ctx *ctx, size_t i)
+{
+    return i < ctx->n_metrics ? ctx->metrics[i] : NULL;
+}
+
+/* The part writes its notes and verdicts straight into this test's
+ * writers (moved in and back), so nothing is copied or lost. */
+int rtg_run_part(struct rtg_ctx *ctx, const struct rtg_test_desc *part, const char *suffix)
+{
+    struct rtg_ctx *sub = malloc(sizeof *sub);
+    char err[256];
+    if (!sub)
+        return rtg_fail_error(ctx, "out of memory");
+    if (rtg_ctx_init(sub, part, ctx->cfg, err, sizeof err)) {
+        free(sub);
+        return rtg_fail_error(ctx, "%s", err);
+    }
+    sub->rt_ok = ctx->rt_ok;
+    sub->mlock_ok = ctx->mlock_ok;
+    sub->virtualized = ctx->virtualized;
+    sub->start_ns = ctx->start_ns;
+    rtg_json_free(&sub->notes);
+    rtg_json_free(&sub->verdicts);
+    sub->notes = ctx->notes;
+    sub->verdicts = ctx->verdicts;
+    sub->n_verdicts = ctx->n_verdicts;
+    sub->n_failed_verdicts = ctx->n_failed_verdicts;
+    int rc = part->run(sub);
+    ctx->notes = sub->notes;
+    ctx->verdicts = sub->verdicts;
+    ctx->n_verdicts = sub->n_verdicts;
+    ctx->n_failed_verdicts = sub->n_failed_verdicts;
+    rtg_json_init(&sub->notes);
+    rtg_json_init(&sub->verdicts);
+    for (size_t i = 0; i < sub->n_metrics; i++) {
+        struct rtg_metric *m = rtg_metric_new(ctx, "%s.%s", sub->metrics[i]->name, suffix);
+        if (!m)
+            continue;
+        rtg_metric_merge(m, sub->metrics[i]);
+        const struct rtg_json *p = &sub->metrics[i]->params;
+        if (p->len && !p->failed)
+            rtg_json_raw_value(&m->params, p->buf, p->len);
+    }
+    rtg_json_obj_end(&sub->info);
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", part->id, suffix);
+    rtg_json_key(&ctx->info, key);
+    if (sub->info.failed || !sub->info.buf) {
+        rtg_json_obj_begin(&ctx->info);
+        rtg_json_obj_end(&ctx->info);
+    } else {
+        rtg_json_raw_value(&ctx->info, sub->info.buf, sub->info.len);
+    }
+    enum rtg_status forced = sub->forced;
+    char reason[sizeof sub->reason];
+    snprintf(reason, sizeof reason, "%s", sub->reason);
+    rtg_ctx_free(sub);
+    free(sub);
+    if (forced == RTG_ST_SKIPPED)
+        return rtg_skip(ctx, "%s (%s): %s", part->id, suffix, reason);
+    if (rc || forced == RTG_ST_ERROR)
+        return rtg_fail_error(ctx, "%s (%s): %s", part->id, suffix, reason);
+    return 0;
+}

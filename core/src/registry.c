@@ -52,6 +52,10 @@ const char *rtg_test_unavailable(const struct rtg_test_desc *d)
         {RTG_OFFERS_SIGNALS, LACKS("queued signals")},
         {RTG_OFFERS_TIMERS, LACKS("timers")},
         {RTG_OFFERS_FRESH_PAGES, LACKS("fresh page mappings")},
+        {RTG_OFFERS_RWLOCKS, LACKS("reader-writer locks")},
+        {RTG_OFFERS_BARRIERS, LACKS("barriers")},
+        {RTG_OFFERS_DEADLINE, LACKS("a deadline scheduler")},
+        {RTG_OFFERS_AFFINITY_SETS, LACKS("thread affinity to a set of CPUs")},
     };
     if (d->unavailable)
         return d->unavailable;

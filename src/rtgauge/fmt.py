@@ -28,6 +28,12 @@ FAMILIES = {
     "MSG": "Message passing",
     "SIG": "Signals",
     "MEM": "Memory",
+    "CND": "Condition variables",
+    "RWL": "Reader-writer locks",
+    "BAR": "Barriers",
+    "TMO": "Timed waits",
+    "SMP": "Multiprocessor scheduling",
+    "DLN": "Deadline scheduling",
 }
 
 

@@ -97,8 +97,19 @@ class RunWriter:
             raise UsageError("the probe sent a second system record")
         folder = self.results / safe_name(str(system["host"]["hostname"]))
         folder.mkdir(parents=True, exist_ok=True)
-        self.partial = folder / f"{self.stamp}.partial.jsonl"
-        self._fh = self.partial.open("w", encoding="utf-8")
+        # Runs of one host name may start in the same second (boards of a
+        # fleet often share one): each gets a name of its own, never another's.
+        stamp = self.stamp
+        for n in range(2, 1000):
+            self.partial = folder / f"{stamp}.partial.jsonl"
+            try:
+                if not (folder / f"{stamp}.json").exists():
+                    self._fh = self.partial.open("x", encoding="utf-8")
+                    break
+            except FileExistsError:
+                pass
+            stamp = f"{self.stamp}-{n}"
+        self.stamp = stamp
         self._write_rejected()
         self.bundle = Bundle(
             system=system,
@@ -152,6 +163,13 @@ def _connect(results: Path) -> sqlite3.Connection:
     return db
 
 
+def target_name(target: Record) -> str:
+    """The index's target column: the kind, and for a labgrid board its place
+    (boards of one kind often share a host name)."""
+    kind = str(target.get("kind", "local"))
+    return f"{kind}:{target['place']}" if target.get("place") else kind
+
+
 def index_run(results: Path, bundle: Bundle) -> None:
     assert bundle.path is not None
     end = bundle.end or {}
@@ -160,7 +178,7 @@ def index_run(results: Path, bundle: Bundle) -> None:
         str(bundle.path.relative_to(results)),
         bundle.host,
         bundle.created_at,
-        str(bundle.target.get("kind", "local")),
+        target_name(bundle.target),
         bundle.system["host"]["release"],
         bundle.system["kernel"]["preempt_model"],
         len(bundle.tests),

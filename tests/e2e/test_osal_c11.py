@@ -27,9 +27,17 @@ NEEDS_WHAT_C11_LACKS = {
     "TMR-S-SUS": "timers",
     "IRQ-P-LAT": "timers",
     "MEM-P-FLT": "fresh page mappings",
+    "RWL-P-ARC": "reader-writer locks",
+    "BAR-P-LAT": "barriers",
+    "SMP-B-MIG": "thread affinity to a set of CPUs",
+    "DLN-B-ADM": "a deadline scheduler",
+    "DLN-P-LAT": "a deadline scheduler",
 }
 # Tests that need nothing beyond threads, semaphores, plain mutexes and time.
-RUNS_ON_C11 = {"CLK-P-RES", "TMR-P-LAT", "SEM-P-ARN", "SEM-P-PNG", "MUT-P-ARN", "MEM-P-CPY"}
+RUNS_ON_C11 = {
+    "CLK-P-RES", "TMR-P-LAT", "SEM-P-ARN", "SEM-P-PNG", "MUT-P-ARN", "MEM-P-CPY",
+    "CND-P-LAT", "TMO-P-ACC",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +103,15 @@ def test_priorities_are_refused_with_a_clear_message(c11_probe: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("offers no real-time priorities")
+
+
+def test_timed_waits_without_a_timed_receive(c11_probe: Path) -> None:
+    """ISO C11 has timed mutexes and condition variables, no message queues:
+    TMO-P-ACC measures the three it has and says the queue is not offered."""
+    (r,) = run(c11_probe, "--tests", "TMO-P-ACC")[1:-1]
+    names = [m["name"] for m in r["metrics"]]
+    assert names == ["timeout.late.sem", "timeout.late.mutex", "timeout.late.cond"]
+    assert any("queue: not offered" in n for n in r["notes"])
 
 
 def test_a_test_the_port_cannot_end_ends_the_run_and_says_so(c11_probe: Path) -> None:

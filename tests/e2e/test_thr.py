@@ -11,7 +11,7 @@ from probe_run import ProbeRun, assert_every_test_ran, counted, metric, ran, rt,
 FAMILY = "THR-*"
 IDS = [
     "THR-B-NEW", "THR-B-PRIO", "THR-B-RR", "THR-P-SLS", "THR-P-PRE", "THR-P-NEW",
-    "THR-P-SUS", "THR-P-YLD", "THR-P-BKG",
+    "THR-P-SUS", "THR-P-YLD", "THR-P-BKG", "THR-P-WKL",
 ]  # fmt: skip
 METRICS = {
     "THR-P-SLS": [f"thread.switch.yield.n{n}" for n in (2, 10, 128, 1000)],
@@ -184,3 +184,24 @@ def test_sls_thread_limit_is_a_clean_error() -> None:
     assert "could create only" in t["reason"] and "N = 1000" in t["reason"]
     assert run.code == 3
     assert metric(t, "thread.switch.yield.n2")["count"] > 0
+
+
+def test_wkl_reruns_the_hand_overs_idle_and_busy(quick: ProbeRun) -> None:
+    """THR-P-WKL: every figure set of its parts twice, idle then busy, and
+    a difference for each pair; the busy work was measured."""
+    t = ran(quick, "THR-P-WKL")
+    names = [m["name"] for m in t["metrics"]]
+    idle = [n[: -len(".idle")] for n in names if n.endswith(".idle")]
+    busy = [n[: -len(".busy")] for n in names if n.endswith(".busy")]
+    assert idle == busy and len(idle) + len(busy) == len(names)
+    for part in ("thread.preempt.sem", "thread.preempt.timer", "sem.handover.pingpong"):
+        assert part in idle
+    assert any(n.startswith("msg.latency.") for n in idle)
+    for m in t["metrics"]:
+        counted(m)
+    assert sorted(t["info"]["difference"]) == sorted(idle)
+    for d in t["info"]["difference"].values():
+        assert set(d) == {"mean_ns", "p99_ns", "max_ns"}
+    assert t["info"]["busy_threads"] == len(t["conditions"]["cpus"])
+    assert t["info"]["busy_kiloloops_per_s"] > 0
+    assert "THR-P-PRE.idle" in t["info"] and "MSG-P-LAT.busy" in t["info"]

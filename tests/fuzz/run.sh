@@ -11,8 +11,8 @@ out=build-fuzz
 mkdir -p "$out"
 srcs="core/src/cli.c core/src/registry.c core/src/ctx.c core/src/stats.c core/src/hist.c
       core/src/json.c core/src/metric.c core/src/blocks.c core/src/osal_names.c core/clock/clock.c
-      core/osal/posix/*.c
-      core/osal/linux/*.c core/catalogue/[!d]*/*.c"
+      core/osal/posix/*.c core/osal/linux/*.c
+      $(find core/catalogue -name '*.c' -not -path '*/dbg/*' | sort)"
 # shellcheck disable=SC2086
 "$cc" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
   -DRTG_TEST_HOOKS=0 -DRTG_VERSION="\"$(cat VERSION)\"" -Icore/include -Icore/src/include \

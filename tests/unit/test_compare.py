@@ -160,3 +160,15 @@ def test_bad_criteria(tmp_path: Path, content: str) -> None:
 def test_labels_are_distinct(sample_records: list[dict[str, Any]]) -> None:
     b = bundle_from_records(sample_records, "x")
     assert len(set(labels_for([b, b, b]))) == 3
+
+
+def test_boards_of_one_kind_are_told_apart_by_their_place(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    boards = []
+    for place in ("rpi-1", "rpi-2"):
+        b = bundle_from_records(sample_records, "x")
+        b.target = {"kind": "labgrid", "name": f"labgrid://lab/{place}", "place": place}
+        boards.append(b)
+    first, second = labels_for(boards)
+    assert "(labgrid rpi-1, " in first and "(labgrid rpi-2, " in second

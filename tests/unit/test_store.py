@@ -45,3 +45,28 @@ def test_host_names_cannot_escape_the_store() -> None:
     assert safe_name("../../etc") == "etc"
     assert safe_name("<script>alert(1)</script>") == "script_alert_1_script"
     assert safe_name("") == "host"
+
+
+def test_runs_of_one_host_in_one_second_keep_apart(
+    sample_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    writers = [RunWriter(tmp_path, ["rtgauge-probe"], {"kind": "local"}) for _ in range(3)]
+    for w in writers:
+        w.stamp = "20260101T000000Z"  # as if all started at once
+        w.add(sample_records[0])
+    paths = [w.finish() for w in writers]
+    assert len({p for p in paths if p}) == 3
+    assert [p.name for p in paths if p][1] == "20260101T000000Z-2.json"
+
+
+def test_runs_per_board(sample_records: list[dict[str, Any]], tmp_path: Path, cli: Any) -> None:
+    for place in ("rpi-1", "rpi-2"):
+        target = {"kind": "labgrid", "name": f"labgrid://lab/{place}", "place": place}
+        w = RunWriter(tmp_path, ["rtgauge-probe"], target)
+        for r in sample_records:
+            w.add(r)
+        w.finish()
+    code, out, _ = cli("runs", "--results-dir", str(tmp_path), "--host", "rpi-2")
+    assert code == 0 and "labgrid:rpi-2" in out and "rpi-1" not in out
+    code, out, _ = cli("runs", "--results-dir", str(tmp_path))
+    assert "labgrid:rpi-1" in out and "labgrid:rpi-2" in out

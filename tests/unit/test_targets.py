@@ -17,6 +17,7 @@ from rtgauge.errors import UsageError
 from rtgauge.model import Record, load_bundle
 from rtgauge.targets import registry
 from rtgauge.targets.base import Target, target_record
+from rtgauge.targets.labgrid_place import LabgridPlace
 from rtgauge.targets.local import LocalTarget
 from rtgauge.targets.qemu import QemuGuest
 from rtgauge.targets.ssh import SshHost
@@ -32,8 +33,13 @@ def test_the_factory_picks_the_target_of_each_spec() -> None:
     assert isinstance(ssh, SshHost) and ssh.target.port == 2222 and ssh.target.sudo
     qemu = registry.make_target("qemu", _args("--kernel", "/boot/x"))
     assert isinstance(qemu, QemuGuest)
-    with pytest.raises(UsageError, match="expected local, qemu, freertos-qemu or ssh://"):
-        registry.make_target("labgrid://x", _args())
+    board = registry.make_target("labgrid://lab.example:20408/rpi-1", _args())
+    assert isinstance(board, LabgridPlace) and board.place == "rpi-1"
+    assert board.address == "lab.example:20408"
+    with pytest.raises(
+        UsageError, match=r"expected local, qemu, freertos-qemu, ssh://.* or labgrid://"
+    ):
+        registry.make_target("serial:///dev/ttyUSB0", _args())
 
 
 class Replay(Target):

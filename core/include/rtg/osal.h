@@ -21,8 +21,12 @@ enum rtg_offer {
     RTG_OFFERS_SIGNALS = 1u << 2,     /* queued signals (osal_sig.h) */
     RTG_OFFERS_TIMERS = 1u << 3,      /* timers with expiry notification (osal_timer.h) */
     RTG_OFFERS_FRESH_PAGES = 1u << 4, /* mapping fresh pages, page fault counts (osal_mem.h) */
+    RTG_OFFERS_RWLOCKS = 1u << 5,     /* reader-writer locks (osal_rwlock.h) */
+    RTG_OFFERS_BARRIERS = 1u << 6,    /* barriers (osal_barrier.h) */
+    RTG_OFFERS_DEADLINE = 1u << 7,    /* a deadline scheduler (osal_deadline.h) */
+    RTG_OFFERS_AFFINITY_SETS = 1u << 8, /* a thread on a set of CPUs (osal_deadline.h) */
 };
-#define RTG_OFFERS_ALL ((RTG_OFFERS_FRESH_PAGES << 1) - 1u) /* every bit above */
+#define RTG_OFFERS_ALL ((RTG_OFFERS_AFFINITY_SETS << 1) - 1u) /* every bit above */
 unsigned rtg_osal_offers(void);
 
 /* ---- threads ---- */

@@ -90,4 +90,15 @@ int rtg_skip(struct rtg_ctx *ctx, const char *fmt, ...) __attribute__((format(pr
 /* Record that a condition weakened the figures ("ran without SCHED_FIFO"). */
 void rtg_note(struct rtg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- a test that reruns other tests' bodies (THR-P-WKL) ----
+ * Runs part's body inside this test: part's option defaults (--quick,
+ * --duration-scale and --opt of part's id apply), this test's conditions.
+ * Its figure sets join this test's with "." suffix appended to each name,
+ * its notes and verdicts join this test's, its info goes under
+ * info["<part id>.<suffix>"]. Returns 0, or -1 after ending this test as
+ * the part ended (error or skipped, the reason naming the part). */
+int rtg_run_part(struct rtg_ctx *ctx, const struct rtg_test_desc *part, const char *suffix);
+/* This test's i-th figure set so far (in creation order), NULL past the end. */
+const struct rtg_metric *rtg_metric_at(const struct rtg_ctx *ctx, size_t i);
+
 #endif

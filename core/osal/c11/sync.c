@@ -99,7 +99,7 @@ const char *rtg_mutex_protocol_name(enum rtg_mutex_protocol p)
     switch (p) {
     case RTG_PROTO_INHERIT: return "priority inheritance";
     case RTG_PROTO_PROTECT: return "priority ceiling";
-    default: return "mtx_plain (no protocol)";
+    default: return "mtx_timed (no protocol)";
     }
 }
 
@@ -108,7 +108,7 @@ int rtg_mutex_init(rtg_mutex_t *m, enum rtg_mutex_protocol proto, int ceiling)
     (void)ceiling;
     if (proto != RTG_PROTO_NONE)
         return ENOTSUP;
-    return rtg_c11_errno(mtx_init(&m->mutex, mtx_plain));
+    return rtg_c11_errno(mtx_init(&m->mutex, mtx_timed));
 }
 
 int rtg_mutex_destroy(rtg_mutex_t *m)

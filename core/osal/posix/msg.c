@@ -25,6 +25,7 @@
 
 #include "posix_os.h"
 #include "rtg/osal_msg.h"
+#include "rtg/osal_timed.h"
 
 #define MQ_PREFIX "/rtg-msg-"
 /* System V keys of the probe: 0x52 ('R') in the top byte, the creator's
@@ -818,3 +819,28 @@ int rtg_peer_kill(struct rtg_peer *p)
     return 0;
 }
 
+
+/* A receive bounded by an absolute deadline (osal_timed.h): native on
+ * POSIX message queues, whose timed call takes a CLOCK_REALTIME deadline. */
+int rtg_msg_recv_until(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len,
+                       unsigned *prio, uint64_t deadline_ns)
+{
+    if (c->mech != RTG_MSG_MQ)
+        return ENOTSUP;
+    if (c->aborted)
+        return ECANCELED;
+    if (cap < c->caps.msg_size)
+        return EMSGSIZE;
+    struct timespec ts = rtg_px_realtime_deadline(deadline_ns);
+    unsigned pr = 0;
+    ssize_t r;
+    while ((r = mq_timedreceive(c->mq, buf, cap, &pr, &ts)) < 0 && errno == EINTR && !c->aborted)
+        ;
+    if (r < 0)
+        return c->aborted ? ECANCELED : errno;
+    if (len)
+        *len = (size_t)r;
+    if (prio)
+        *prio = pr;
+    return 0;
+}

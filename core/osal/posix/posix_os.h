@@ -3,6 +3,8 @@
  * extra is absent, and says so). */
 #ifndef RTG_POSIX_OS_H
 #define RTG_POSIX_OS_H
+#include <stdint.h>
+#include <time.h>
 
 /* Holds /dev/cpu_dma_latency at 0 for the run: the descriptor to close at
  * the end, or -1 when the OS has no such control. */
@@ -14,5 +16,10 @@ void rtg_px_die_with_parent(void);
 int rtg_px_pid_fd(long pid);
 /* proc.c's child body, for the lightest process creation (clone). */
 int rtg_px_child_body(void *arg);
+/* Whether the OS has a deadline scheduler (osal_deadline.h). */
+int rtg_px_has_deadline(void);
+/* An absolute CLOCK_MONOTONIC deadline (ns) as a CLOCK_REALTIME timespec,
+ * for calls that take only the wall clock (timed.c). */
+struct timespec rtg_px_realtime_deadline(uint64_t deadline_ns);
 
 #endif

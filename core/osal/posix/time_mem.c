@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "posix_os.h"
 #include "rtg/osal.h"
 
 uint64_t rtg_mono_ns(void)
@@ -100,4 +101,7 @@ int rtg_unlock_memory(void)
 
 /* POSIX (Linux) offers every topic; a POSIX system without one of them
  * (no SysV IPC, no timerfd) reports it per call with ENOTSUP instead. */
-unsigned rtg_osal_offers(void) { return RTG_OFFERS_ALL; }
+unsigned rtg_osal_offers(void)
+{
+    return RTG_OFFERS_ALL & ~(rtg_px_has_deadline() ? 0u : (unsigned)RTG_OFFERS_DEADLINE);
+}

@@ -85,6 +85,8 @@ def labels_for(bundles: list[Bundle]) -> list[str]:
         label = base[i]
         if base.count(label) > 1:
             extra = [str(b.target.get("kind", "local"))]
+            if b.target.get("place"):  # boards of a lab often share host and kernel
+                extra[0] += f" {b.target['place']}"
             extra.append("FIFO" if run_conditions(b).rt_policy_ok else "no FIFO")
             if b.target.get("append"):
                 extra.append(str(b.target["append"]))

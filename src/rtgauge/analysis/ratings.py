@@ -65,12 +65,31 @@ def _stars(value: float, thresholds: list[list[float]]) -> int:
     return 1
 
 
+def _rate_by_verdicts(bundle: Bundle, fam: str, c: dict[str, Any]) -> Rating | None:
+    """A behaviour-only family: every verdict holds (5) or one fails (1);
+    order, not timing, so an emulated run is rated too."""
+    verdicts = [v for t in bundle.tests if family(t["id"]) == fam for v in t["verdicts"]]
+    if not verdicts:
+        has_tests = any(family(t["id"]) == fam for t in bundle.tests)
+        return Rating(fam, None, None, "not rated: no verdict") if has_tests else None
+    failed = sum(1 for v in verdicts if not v["pass"])
+    what = c.get("what", fam)
+    if failed:
+        return Rating(fam, 1, None, f"{what}: {failed} of {len(verdicts)} verdicts fail")
+    return Rating(fam, 5, None, f"{what}: every verdict holds")
+
+
 def rate(bundle: Bundle, criteria: dict[str, Any]) -> list[Rating]:
     cond = run_conditions(bundle)
     limit = cond.timing_limit  # None: timing may be rated
     failed_fams = {family(t["id"]) for t in bundle.tests for v in t["verdicts"] if not v["pass"]}
     out = []
     for fam, c in criteria["families"].items():
+        if c.get("by") == "verdicts":
+            rating = _rate_by_verdicts(bundle, fam, c)
+            if rating is not None:
+                out.append(rating)
+            continue
         pattern = re.compile(c["metric"])
         matching = [
             (t["id"], float(m[c["stat"]]))
@@ -138,6 +157,9 @@ def criteria_lines(criteria: dict[str, Any]) -> list[tuple[str, str]]:
     """Each criterion in words, for the report."""
     out = []
     for fam, c in criteria["families"].items():
+        if c.get("by") == "verdicts":
+            out.append((fam, f"{c.get('what', fam)}: every verdict holds ★★★★★; one fails ★☆☆☆☆"))
+            continue
         steps = " / ".join(f"≤ {us(limit)} µs {stars_text(int(s))}" for limit, s in c["stars"])
         out.append((fam, f"{c.get('what', c['metric'])} ({c['stat']}): {steps}; above: ★☆☆☆☆"))
     out.append(

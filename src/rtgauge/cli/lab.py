@@ -1,6 +1,7 @@
-"""rtgauge lab: run a named set of targets (this machine, Debian kernels under
-QEMU, with different preemption models, FreeRTOS on an emulated board) and
-write their comparison."""
+"""rtgauge lab: run a set of targets and write their comparison. The set is a
+lab file (--file lab.toml: local, QEMU kernels, SSH hosts, labgrid places or
+tags, docs/lab.md) or a named built-in set (--set: this machine and Debian
+kernels under QEMU). Targets on different machines run at once (--parallel)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ from typing import Any
 from rtgauge.cli import run
 from rtgauge.cli.common import add_deadline, add_results_dir
 from rtgauge.cli.compare import run_compare
-from rtgauge.errors import UsageError
-from rtgauge.store import utc_stamp
+from rtgauge.cli.lab_file import LabEntry, entries_from_set, load_lab_file
+from rtgauge.cli.lab_pool import Outcome, run_all
+from rtgauge.errors import RunError, UsageError
+from rtgauge.fmt import term
+from rtgauge.store import safe_name, utc_stamp
+from rtgauge.targets.registry import KINDS
 
 
 def lab_sets() -> dict[str, list[dict[str, Any]]]:
@@ -25,47 +30,63 @@ def lab_sets() -> dict[str, list[dict[str, Any]]]:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("lab", help="evaluate a named set of systems and compare them")
-    p.add_argument("--set", default="default", help=f"one of: {', '.join(lab_sets())}")
+    p = sub.add_parser("lab", help="evaluate a set of systems and compare them")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--file", type=Path, help="a lab file (TOML) naming the targets")
+    which.add_argument(
+        "--set", help=f"a built-in set, one of {', '.join(lab_sets())} (without --file: default)"
+    )
+    p.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run up to N targets at once, never two on one machine (default 1)",
+    )
     run.add_probe_options(p)
-    p.add_argument("--accel", default="auto", help="kvm | tcg | auto for the guests")
-    p.add_argument("--vcpus", type=int, default=2)
-    p.add_argument("--mem", type=int, default=1024)
+    p.add_argument("--probe", help="the probe binary (local targets)")
+    for kind in KINDS:
+        kind.add_options(p)
     add_results_dir(p)
     add_deadline(p)
     p.set_defaults(execute=execute)
 
 
-def execute(args: argparse.Namespace) -> int:
+def _entries(args: argparse.Namespace) -> tuple[str, list[LabEntry]]:
+    if args.file:
+        return safe_name(args.file.stem), load_lab_file(args.file, args)
+    name = args.set or "default"
     sets = lab_sets()
-    if args.set not in sets:
-        raise UsageError(f"--set {args.set!r}: one of {', '.join(sets)}")
-    bundles: list[Path] = []
-    worst = 0
-    for entry in sets[args.set]:
-        print(f"\n=== {entry['name']} ===", file=sys.stderr)
-        ns = argparse.Namespace(**vars(args))
-        ns.target = entry["target"]
-        ns.kernel = None
-        ns.kernel_package = entry.get("kernel_package")
-        ns.append = entry.get("append", "")
-        ns.icount = entry.get("icount")
-        ns.probe = None
-        ns.no_report = False
-        ns.ssh_option, ns.identity, ns.sudo = [], None, False
-        try:
-            code, path = run.perform(ns)
-        except UsageError as exc:  # one target failing does not lose the others
-            print(f"rtgauge: lab: {entry['name']}: {exc}", file=sys.stderr)
-            worst = 3
-            continue
-        bundles.append(path)
-        worst = max(worst, code)
-    if len(bundles) < 2:
-        raise UsageError("fewer than two targets produced a run: nothing to compare")
-    out = args.results_dir / f"lab-{args.set}-{utc_stamp()}"
+    if name not in sets:
+        raise UsageError(f"--set {name!r}: one of {', '.join(sets)}")
+    return name, entries_from_set(sets[name], f"--set {name}")
+
+
+def execute(args: argparse.Namespace) -> int:
+    if args.parallel < 1:
+        raise UsageError("--parallel: at least 1")
+    name, entries = _entries(args)
+    args.no_report = False
+    outcomes = run_all(entries, args, args.parallel)
+    _table(outcomes)
+    bundles = [o.path for o in outcomes if o.path is not None]
+    worst = max(o.code for o in outcomes)
+    if len(bundles) < 2:  # what did run is kept in the store all the same
+        raise RunError("fewer than two targets produced a run: nothing to compare")
+    out = args.results_dir / f"lab-{name}-{utc_stamp()}"
     for p in run_compare(
         bundles, out, None, args.deadline, args.miss_rate, confidence=args.confidence
     ):
         print(p)
     return worst
+
+
+def _table(outcomes: list[Outcome]) -> None:
+    print(f"{'target':<24} {'machine':<40} {'exit':>4}  result", file=sys.stderr)
+    for o in outcomes:
+        result = str(o.path) if o.path else f"failed: {o.error}"
+        print(
+            f"{term(o.entry.name)[:24]:<24} {term(o.entry.machine)[:40]:<40} {o.code:>4}  "
+            f"{term(result)}",
+            file=sys.stderr,
+        )

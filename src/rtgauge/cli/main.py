@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from rtgauge import __version__
 from rtgauge.cli import compare, history, import_cmd, lab, list_cmd, report, run, runs
-from rtgauge.errors import UsageError
+from rtgauge.errors import RunError, UsageError
 from rtgauge.fmt import term
 
 COMMANDS = (run, list_cmd, report, runs, compare, lab, history, import_cmd)
@@ -38,6 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except UsageError as exc:
         return _fail(str(exc))
+    except RunError as exc:
+        return _fail(str(exc), 3)
     except KeyboardInterrupt:
         print("rtgauge: interrupted", file=sys.stderr)
         return 3
@@ -52,9 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"internal error ({type(exc).__name__}: {exc}); RTGAUGE_DEBUG=1 shows more")
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, code: int = 2) -> int:
     print(f"rtgauge: error: {term(message)}", file=sys.stderr)
-    return 2
+    return code
 
 
 if __name__ == "__main__":

@@ -6,8 +6,11 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import TextIO
 
 from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
@@ -67,20 +70,24 @@ def probe_args(args: argparse.Namespace) -> list[str]:
 
 
 def _record(
-    target: Target, pargs: list[str], results: Path, label: str | None = None
+    target: Target, pargs: list[str], results: Path, out: TextIO, label: str | None = None
 ) -> tuple[RunWriter, bool, int]:
     """Streams the target's lines into the store; returns the writer, whether a
     signal stopped the run, and how many lines were not valid records."""
     lines = target.run(pargs)
     writer = RunWriter(results, [target.probe_command, *pargs], target.describe(), label)
-    progress = Progress(sys.stderr)
+    progress = Progress(out)
     stopped: list[int] = []
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stopped.append(signum)
         target.stop()
 
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    # Signals reach the main thread only: a run in a worker thread (rtgauge lab
+    # --parallel) is stopped by its caller, through Target.stop().
+    in_main = threading.current_thread() is threading.main_thread()
+    signals = (signal.SIGINT, signal.SIGTERM) if in_main else ()
+    old = {s: signal.signal(s, on_signal) for s in signals}
     bad_lines = 0
     try:
         for line in lines:
@@ -105,12 +112,22 @@ def execute(args: argparse.Namespace) -> int:
     return perform(args)[0]
 
 
-def perform(args: argparse.Namespace) -> tuple[int, Path]:
-    """Runs, stores and reports; returns the exit code and the bundle."""
+def perform(
+    args: argparse.Namespace,
+    out: TextIO | None = None,
+    summary: bool = True,
+    started: Callable[[Target], None] | None = None,
+) -> tuple[int, Path]:
+    """Runs, stores and reports; returns the exit code and the bundle. `out`
+    takes the progress and the target's words (stderr by default), `started`
+    is told the target once it is prepared (so a caller can stop it)."""
+    err = out or sys.stderr
     pargs = probe_args(args)
     with make_target(args.target, args) as target:
+        if started:
+            started(target)
         writer, stopped, bad_lines = _record(
-            target, pargs, args.results_dir, getattr(args, "label", None)
+            target, pargs, args.results_dir, err, getattr(args, "label", None)
         )
         code, message = target.outcome()
     path = writer.finish()
@@ -120,19 +137,20 @@ def perform(args: argparse.Namespace) -> tuple[int, Path]:
         raise UsageError(f"the target gave no results: {message or f'exit code {code}'}")
     bundle = writer.bundle
     assert bundle is not None
-    print(summary_text(bundle))
-    print(f"\nstored: {path}")
+    if summary:
+        print(summary_text(bundle))
+        print(f"\nstored: {path}")
     if writer.rejected_path and writer.rejected_path.exists():
         print(
-            f"rtgauge: warning: {bad_lines} invalid lines kept in {writer.rejected_path}",
-            file=sys.stderr,
+            f"rtgauge: warning: {bad_lines} invalid lines kept in {writer.rejected_path}", file=err
         )
     if message:
-        print(f"rtgauge: target: {term(message)}", file=sys.stderr)
+        print(f"rtgauge: target: {term(message)}", file=err)
     if not args.no_report:
         html = EXPORTERS["html"]
         (written,) = html.write(run_report(bundle), path.with_suffix(html.suffix))
-        print(f"report: {written}")
+        if summary:
+            print(f"report: {written}")
     return _exit_code(code, bundle.complete, stopped, bad_lines), path
 
 

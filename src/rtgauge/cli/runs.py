@@ -14,27 +14,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("runs", help="the stored runs, newest first")
     add_results_dir(p)
     p.add_argument("--label", help="only the runs stored with this label")
+    p.add_argument("--host", help="only the runs of this host, or of this labgrid place (a board)")
     p.set_defaults(execute=execute)
 
 
 def execute(args: argparse.Namespace) -> int:
-    rows = list_runs(args.results_dir, args.label)
+    rows = [r for r in list_runs(args.results_dir, args.label) if _of(r, args.host)]
     if not rows:
         which = f" labelled {term(args.label)!r}" if args.label else ""
         print(f"no runs{which} in {args.results_dir}")
         return 0
     print(
-        f"{'created':<26} {'host':<16} {'target':<8} {'kernel':<24} {'preempt':<9} "
+        f"{'created':<26} {'host':<16} {'target':<16} {'kernel':<24} {'preempt':<9} "
         f"{'tests':>5} {'status':<10} {'label':<16} path"
     )
     for r in rows:
         print(
-            f"{term(r['created_at']):<26} {term(r['host'])[:16]:<16} {term(r['target'])[:8]:<8} "
+            f"{term(r['created_at']):<26} {term(r['host'])[:16]:<16} {term(r['target'])[:16]:<16} "
             f"{term(r['kernel'])[:24]:<24} {term(r['preempt']):<9} {r['tests']:>5} "
             f"{status(r):<10} {term(r['label'] or '—')[:16]:<16} "
             f"{term(args.results_dir / r['path'])}"
         )
     return 0
+
+
+def _of(row: dict[str, Any], host: str | None) -> bool:
+    target = str(row["target"])
+    return host is None or host in (row["host"], target, target.split(":", 1)[-1])
 
 
 def status(row: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ import argparse
 from rtgauge.errors import UsageError
 from rtgauge.targets.base import Target
 from rtgauge.targets.freertos_qemu import FreeRTOSBoard
+from rtgauge.targets.labgrid_place import LabgridPlace
 from rtgauge.targets.local import LocalTarget
 from rtgauge.targets.qemu import QemuGuest
 from rtgauge.targets.ssh import SshHost
@@ -17,6 +18,7 @@ KINDS: tuple[type[Target], ...] = (
     QemuGuest,
     FreeRTOSBoard,
     SshHost,
+    LabgridPlace,
 )
 
 

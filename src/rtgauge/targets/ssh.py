@@ -67,6 +67,39 @@ class SshRun:
     exit_code: int | None = None
     error: str | None = None
     remote_dir: str | None = None
+    proc: subprocess.Popen[bytes] | None = None  # the local ssh that streams the lines
+
+
+def _pid_file(rdir: str) -> str:
+    # The remote probe's process id, so that it can be stopped by its own id
+    # from another connection (a stop request, or cleanup after a lost link).
+    return f"{rdir}/pid"
+
+
+def stop_remote(t: SshTarget, result: SshRun) -> None:
+    """Asks the remote probe to end its current test and stop (SIGTERM by its
+    id), keeping what it measured; quiet if it has already ended."""
+    if not result.remote_dir:
+        return
+    pid = _pid_file(shlex.quote(result.remote_dir))
+    killer = "sudo -n " if t.sudo else ""
+    try:
+        _ssh(t, f"[ -f {pid} ] && {killer}kill -TERM $(cat {pid}) 2>/dev/null; true", timeout=30)
+    except UsageError:
+        pass  # the link is gone: cleanup still tries, and says so if it fails
+
+
+def _remove_remote(t: SshTarget, rdir: str) -> None:
+    """Ends a probe still running (TERM, then KILL after 5 s) and removes its directory."""
+    killer = "sudo -n " if t.sudo else ""
+    pid = _pid_file(rdir)
+    _ssh(
+        t,
+        f"if [ -f {pid} ]; then p=$(cat {pid}); {killer}kill -TERM $p 2>/dev/null && "
+        f"for i in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done; "
+        f"{killer}kill -KILL $p 2>/dev/null; fi; rm -rf {rdir}",
+        timeout=30,
+    )
 
 
 def _base(t: SshTarget) -> list[str]:
@@ -137,7 +170,8 @@ def run_over_ssh(t: SshTarget, root: Path, probe_args: list[str], result: SshRun
         runner = "sudo -n " if t.sudo else ""
         # Say which signal ended the probe: ssh itself only reports 255 then.
         remote = (
-            f"{runner}{rdir}/rtgauge-probe {shlex.join(probe_args)}; rc=$?; "
+            f"{runner}{rdir}/rtgauge-probe {shlex.join(probe_args)} </dev/null & "
+            f"echo $! > {_pid_file(rdir)}; wait $!; rc=$?; "
             'if [ $rc -gt 128 ]; then echo "the probe was killed by signal $((rc - 128))" >&2; fi; '
             "exit $rc"
         )
@@ -149,6 +183,7 @@ def run_over_ssh(t: SshTarget, root: Path, probe_args: list[str], result: SshRun
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
             )
+            result.proc = proc
             assert proc.stdout is not None and proc.stderr is not None
             try:
                 for raw in proc.stdout:
@@ -176,7 +211,7 @@ def run_over_ssh(t: SshTarget, root: Path, probe_args: list[str], result: SshRun
             result.error = (err.splitlines() or [f"exit code {result.exit_code}"])[-1]
     finally:
         try:
-            _ssh(t, f"rm -rf {rdir}", timeout=30)
+            _remove_remote(t, rdir)
         except UsageError:
             result.error = result.error or f"could not remove {result.remote_dir} on the target"
 

@@ -1,0 +1,135 @@
+/* What ISO C11 has of the newer OSAL topics: condition variables and the
+ * timed mutex (mutexes are created mtx_timed). Reader-writer locks,
+ * barriers, deadline scheduling, affinity and timed queue receives are not
+ * in ISO C: rtg_osal_offers() leaves their bits clear and the calls say
+ * ENOTSUP. <threads.h> waits take TIME_UTC: a monotonic deadline is
+ * converted at each call (rtg_timed_clock says so). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "c11_internal.h"
+#include "rtg/osal_barrier.h"
+#include "rtg/osal_cond.h"
+#include "rtg/osal_deadline.h"
+#include "rtg/osal_rwlock.h"
+#include "rtg/osal_timed.h"
+
+struct rtg_cond {
+    cnd_t cond;
+};
+
+/* The TIME_UTC instant at which CLOCK_MONOTONIC-based deadline falls. */
+static struct timespec utc_deadline(uint64_t deadline_ns)
+{
+    uint64_t now = rtg_mono_ns();
+    struct timespec utc;
+    timespec_get(&utc, TIME_UTC);
+    uint64_t abs = (uint64_t)utc.tv_sec * 1000000000u + (uint64_t)utc.tv_nsec +
+                   (deadline_ns > now ? deadline_ns - now : 0);
+    return (struct timespec){.tv_sec = (time_t)(abs / 1000000000u),
+                             .tv_nsec = (long)(abs % 1000000000u)};
+}
+
+int rtg_cond_create(struct rtg_cond **out)
+{
+    struct rtg_cond *c = malloc(sizeof *c);
+    if (!c)
+        return ENOMEM;
+    int rc = rtg_c11_errno(cnd_init(&c->cond));
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+void rtg_cond_delete(struct rtg_cond *c)
+{
+    if (!c)
+        return;
+    cnd_destroy(&c->cond);
+    free(c);
+}
+
+int rtg_cond_wait(struct rtg_cond *c, rtg_mutex_t *m) { return rtg_c11_errno(cnd_wait(&c->cond, &m->mutex)); }
+
+int rtg_cond_wait_until(struct rtg_cond *c, rtg_mutex_t *m, uint64_t deadline_ns)
+{
+    struct timespec until = utc_deadline(deadline_ns);
+    return rtg_c11_errno(cnd_timedwait(&c->cond, &m->mutex, &until));
+}
+
+int rtg_cond_signal(struct rtg_cond *c) { return rtg_c11_errno(cnd_signal(&c->cond)); }
+int rtg_cond_broadcast(struct rtg_cond *c) { return rtg_c11_errno(cnd_broadcast(&c->cond)); }
+
+int rtg_mutex_lock_until(rtg_mutex_t *m, uint64_t deadline_ns)
+{
+    struct timespec until = utc_deadline(deadline_ns);
+    return rtg_c11_errno(mtx_timedlock(&m->mutex, &until));
+}
+
+int rtg_msg_recv_until(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len,
+                       unsigned *prio, uint64_t deadline_ns)
+{
+    (void)c, (void)buf, (void)cap, (void)len, (void)prio, (void)deadline_ns;
+    return ENOTSUP;
+}
+
+const char *rtg_timed_clock(const char *primitive)
+{
+    (void)primitive;
+    return "TIME_UTC";
+}
+
+/* ---- not in ISO C11 ---- */
+int rtg_rwlock_create(struct rtg_rwlock **l)
+{
+    *l = NULL;
+    return ENOTSUP;
+}
+void rtg_rwlock_delete(struct rtg_rwlock *l) { (void)l; }
+int rtg_rwlock_rdlock(struct rtg_rwlock *l)
+{
+    (void)l;
+    return ENOTSUP;
+}
+int rtg_rwlock_tryrdlock(struct rtg_rwlock *l) { return rtg_rwlock_rdlock(l); }
+int rtg_rwlock_wrlock(struct rtg_rwlock *l) { return rtg_rwlock_rdlock(l); }
+int rtg_rwlock_unlock(struct rtg_rwlock *l) { return rtg_rwlock_rdlock(l); }
+const char *rtg_rwlock_kind(void) { return "none"; }
+
+int rtg_barrier_create(struct rtg_barrier **b, unsigned count)
+{
+    (void)count;
+    *b = NULL;
+    return ENOTSUP;
+}
+void rtg_barrier_delete(struct rtg_barrier *b) { (void)b; }
+int rtg_barrier_wait(struct rtg_barrier *b, bool *serial)
+{
+    (void)b;
+    if (serial)
+        *serial = false;
+    return ENOTSUP;
+}
+
+int rtg_deadline_set_self(const struct rtg_deadline_params *p)
+{
+    (void)p;
+    return ENOTSUP;
+}
+int rtg_deadline_clear_self(void) { return ENOTSUP; }
+int rtg_deadline_yield(void) { return ENOTSUP; }
+int rtg_deadline_bandwidth(int *cpus, double *share)
+{
+    (void)cpus, (void)share;
+    return ENOTSUP;
+}
+int rtg_affinity_set_self(const int *cpus, size_t n)
+{
+    (void)cpus, (void)n;
+    return ENOTSUP;
+}

@@ -1,0 +1,227 @@
+"""A board in a labgrid lab: `--target labgrid://[COORDINATOR/]PLACE`.
+
+The place is acquired through labgrid's coordinator (waiting up to
+--acquire-timeout while someone else holds it), powered on where it has a
+power resource, and reached over SSH by labgrid's SSHDriver on the place's
+NetworkService. The run itself is the SSH target's (the static probe of the
+board's architecture copied, run, its lines streamed back), riding on the
+SSHDriver's connection. The place is released on every way out; a coordinator
+lost during the run stops the probe on the board and ends the run (exit 3):
+the place is no longer known to be ours, so the board must not keep running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rtgauge.errors import RunError, UsageError
+from rtgauge.model import Record
+from rtgauge.probe import repo_root
+from rtgauge.targets.base import Target, target_record
+from rtgauge.targets.labgrid_link import Coordinator, coordinator_address
+from rtgauge.targets.ssh import SshRun, SshTarget, run_over_ssh, stop_remote
+
+_URL = re.compile(r"labgrid://(?:(?P<coordinator>[^/\s]+)/)?(?P<place>[A-Za-z0-9._+:-]+)/?")
+
+# labgrid's remote power resources and the driver that switches each (as
+# labgrid-client's `power` command pairs them).
+POWER_DRIVERS = {
+    "NetworkPowerPort": "NetworkPowerDriver",
+    "NetworkUSBPowerPort": "USBPowerDriver",
+    "NetworkSiSPMPowerPort": "SiSPMPowerDriver",
+    "PDUDaemonPort": "PDUDaemonDriver",
+    "TasmotaPowerPort": "TasmotaPowerDriver",
+    "NetworkYKUSHPowerPort": "YKUSHPowerDriver",
+}
+
+
+def parse_labgrid_url(spec: str) -> tuple[str | None, str]:
+    """labgrid://[COORDINATOR/]PLACE → (coordinator or None, place)."""
+    m = _URL.fullmatch(spec)
+    if not m:
+        raise UsageError(f"--target {spec!r}: expected labgrid://[COORDINATOR/]PLACE")
+    return m["coordinator"], m["place"]
+
+
+class LabgridPlace(Target):
+    """A labgrid place, acquired for the run and released after it."""
+
+    kind, usage = "labgrid", "labgrid://[COORDINATOR/]PLACE"
+
+    def __init__(
+        self, coordinator: str, place: str, args: argparse.Namespace, root: Path | None
+    ) -> None:
+        self.address = coordinator
+        self.place = place
+        self.acquire_timeout = float(args.acquire_timeout)
+        self._identity: Path | None = args.identity
+        self._ssh_options: list[str] = list(args.ssh_option)
+        self._sudo: bool = args.sudo
+        self._root = root
+        self._run = SshRun()
+        self._link: Coordinator | None = None
+        self._acquired = False
+        self._lg_target: Any = None  # labgrid's Target holding the place's resources
+        self._ssh: SshTarget | None = None
+        self.powered: bool | None = None  # None: the place has no power resource
+        self.lost = threading.Event()
+        self.problems: list[str] = []  # what went wrong around the run (release, loss)
+
+    @classmethod
+    def matches(cls, spec: str) -> bool:
+        return spec.startswith("labgrid://")
+
+    @classmethod
+    def from_args(cls, spec: str, args: argparse.Namespace) -> LabgridPlace:
+        coordinator, place = parse_labgrid_url(spec)
+        if args.acquire_timeout < 0:
+            raise UsageError("--acquire-timeout: must be 0 or more seconds")
+        return cls(coordinator_address(coordinator), place, args, repo_root())
+
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser) -> None:
+        g = parser.add_argument_group("labgrid target (uses the ssh target's options too)")
+        g.add_argument(
+            "--acquire-timeout",
+            type=float,
+            default=60.0,
+            metavar="SECONDS",
+            help="how long to wait for a place someone else holds (default 60; then exit 3)",
+        )
+
+    def prepare(self) -> None:
+        if self._root is None:
+            raise UsageError("the labgrid target needs the source tree's static probes")
+        self._link = Coordinator(self.address)
+        self._link.acquire(self.place, self.acquire_timeout)
+        self._acquired = True
+        self._link.on_lost(self._coordinator_lost)
+        resources = self._link.resources(self.place)
+        self._lg_target = _labgrid_target(self.place, resources)
+        self.powered = _power_on(self._lg_target, resources)
+        self._ssh = self._connect(resources)
+
+    def _connect(self, resources: dict[tuple[str, str], Any]) -> SshTarget:
+        """SSH through labgrid's SSHDriver: its connection, proxies and all,
+        carries the SSH target's commands (ControlPath)."""
+        from labgrid import target_factory
+
+        services = sorted(name for name, cls in resources if cls == "NetworkService")
+        if not services:
+            raise UsageError(
+                f"labgrid place {self.place} has no NetworkService: rtgauge reaches a board "
+                "over SSH (see docs/lab.md)"
+            )
+        args = {"keyfile": str(self._identity)} if self._identity else {}
+        driver = target_factory.make_driver(self._lg_target, "SSHDriver", None, args)
+        try:
+            self._lg_target.activate(driver)
+        except Exception as exc:  # labgrid raises its own ExecutionError and plain ones
+            raise RunError(f"labgrid place {self.place}: ssh: {exc}") from exc
+        service = driver.networkservice
+        options = [f"ControlPath={driver.control}", "ControlMaster=no", *self._ssh_options]
+        return SshTarget(
+            user=driver._get_username(),
+            host=service.address,
+            port=int(service.port),
+            options=options,
+            identity=self._identity,
+            sudo=self._sudo,
+        )
+
+    def _coordinator_lost(self) -> None:
+        """From labgrid's thread: the place may no longer be ours, stop the board's run."""
+        self.lost.set()
+        self.problems.append(
+            f"lost the labgrid coordinator {self.address} during the run: the probe on the "
+            f"board was stopped; place {self.place} could not be released (a restarted "
+            "coordinator starts with every place free)"
+        )
+        if self._ssh is not None:
+            threading.Thread(target=stop_remote, args=(self._ssh, self._run), daemon=True).start()
+
+    def run(self, probe_args: list[str]) -> Iterator[str]:
+        assert self._ssh is not None and self._root is not None, "prepare() first"
+        self.stream = run_over_ssh(self._ssh, self._root, probe_args, self._run)
+        return self.stream
+
+    def stop(self) -> None:
+        if self._ssh is not None:  # from a signal handler: the remote stop runs aside
+            threading.Thread(target=stop_remote, args=(self._ssh, self._run), daemon=True).start()
+
+    def cleanup(self) -> None:
+        super().cleanup()  # the stream's own finally stops and removes the probe
+        if self._lg_target is not None:
+            try:
+                self._lg_target.deactivate_all_drivers()
+            except Exception as exc:  # a broken link must not keep the place
+                print(f"rtgauge: warning: labgrid drivers: {exc}", file=sys.stderr)
+            self._lg_target = None
+        if self._link is None:
+            return
+        if self._acquired:
+            try:
+                self._link.release(self.place)
+                self._acquired = False
+            except RunError as exc:
+                if not self.lost.is_set():  # a loss has been said already
+                    print(f"rtgauge: warning: {exc}", file=sys.stderr)
+        self._link.close()
+        self._link = None
+
+    def outcome(self) -> tuple[int | None, str | None]:
+        notes = [*self.problems, *([self._run.error] if self._run.error else [])]
+        code = self._run.exit_code
+        if self.lost.is_set() and code in (0, 1):
+            code = 3  # cut short by the loss, however the probe ended
+        return code, "; ".join(dict.fromkeys(notes)) or None
+
+    def describe(self) -> Record:
+        return target_record(
+            "labgrid",
+            f"labgrid://{self.address}/{self.place}",
+            None,
+            None,
+            coordinator=self.address,
+            place=self.place,
+            address=self._ssh.label if self._ssh else None,
+            arch=self._run.arch,
+            powered=self.powered,
+        )
+
+
+def _labgrid_target(place: str, resources: dict[tuple[str, str], Any]) -> Any:
+    """A labgrid Target holding the place's resources, as labgrid's client builds it."""
+    from labgrid import Target as LabgridTarget
+    from labgrid import target_factory
+
+    target = LabgridTarget(place)
+    for (name, cls), entry in resources.items():
+        if cls != "NetworkService" and cls not in POWER_DRIVERS:
+            continue  # only what rtgauge drives
+        resource = target_factory.make_resource(target, cls, name, entry.args)
+        resource.avail = entry.avail
+        resource.extra = entry.extra
+    return target
+
+
+def _power_on(target: Any, resources: dict[tuple[str, str], Any]) -> bool | None:
+    """Switches the place's first power resource on; None if it has none."""
+    from labgrid import target_factory
+
+    for name, cls in sorted(resources):
+        if cls in POWER_DRIVERS:
+            driver = target_factory.make_driver(target, POWER_DRIVERS[cls], name, {})
+            try:
+                target.activate(driver)
+                driver.on()
+            except Exception as exc:  # labgrid's drivers raise their own errors
+                raise RunError(f"labgrid power {name}: {exc}") from exc
+            return True
+    return None

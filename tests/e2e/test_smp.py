@@ -1,0 +1,52 @@
+"""SMP family end to end: the global-scheduling verdict with its per-round
+evidence, the negative control (all pinned to one CPU) failing, and the
+skip with its reason on one CPU.
+No timing thresholds: counts, names, statuses and evidence only."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from probe_run import ProbeRun, assert_every_test_ran, ran, run_probe, verdict
+
+FAMILY = "SMP-*"
+IDS = ["SMP-B-MIG"]
+SHORT = ("--opt", "SMP-B-MIG.rounds=4")
+multi_cpu = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+
+
+@multi_cpu
+def test_every_test_ran(quick: ProbeRun) -> None:
+    assert_every_test_ran(quick, IDS)
+
+
+@multi_cpu
+def test_evidence_per_round(quick: ProbeRun) -> None:
+    t = ran(quick, "SMP-B-MIG")
+    v = verdict(t, "c_highest_runnable_threads_run")
+    rounds = v["evidence"]["rounds"]
+    assert len(rounds) == 4
+    assert all(len(r) == 2 and -1 <= r[1] <= t["info"]["cpus"] for r in rounds)
+    assert t["info"]["threads"] == t["info"]["cpus"] + 1
+    assert v["evidence"]["placement"] == "global"
+
+
+@multi_cpu
+def test_pinned_to_one_cpu_control_fails() -> None:
+    run = run_probe(
+        "--quick", "--tests", "SMP-B-MIG", "--opt", "SMP-B-MIG.rounds=3",
+        "--opt", "SMP-B-MIG.placement=one_cpu",
+    )  # fmt: skip
+    t = ran(run, "SMP-B-MIG")
+    assert t["status"] == "fail" and run.code == 1
+    v = verdict(t, "c_highest_runnable_threads_run")
+    assert v["pass"] is False and v["evidence"]["placement"] == "one_cpu (control)"
+
+
+def test_one_cpu_is_skipped_with_the_reason() -> None:
+    run = run_probe("--quick", "--cpus", "0", "--tests", "SMP-B-MIG")
+    t = run.tests["SMP-B-MIG"]
+    assert t["status"] == "skipped"
+    assert t["reason"] == "needs two or more CPUs (--cpus selected 1)"
+    assert run.code == 0

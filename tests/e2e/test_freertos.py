@@ -140,10 +140,12 @@ def test_urgent_messages_go_to_the_front_of_a_queue(behaviour: tuple[BoardRun, l
 def test_every_test_ran_or_says_why_not(behaviour: tuple[BoardRun, list[Any]]) -> None:
     run, records = behaviour
     tests = _tests(records)
-    assert len(tests) == 35 and run.boots == 1
+    assert list(tests) == records[0]["run"]["tests"] and run.boots == 1
     for tid, r in tests.items():
         if tid in NOT_OFFERED:
             assert (r["status"], r["reason"]) == ("skipped", NOT_OFFERED[tid])
+        elif r["status"] == "skipped":  # a newer topic FreeRTOS lacks: said so
+            assert "not offer" in r["reason"], (tid, r["reason"])
         elif r["kind"] == "P":  # figures, or a failed verdict (MSG-P-FIL), never an error
             assert r["status"] in ("ok", "fail"), (tid, r["reason"])
             assert any(m["count"] > 0 for m in r["metrics"]), tid

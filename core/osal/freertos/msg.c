@@ -167,6 +167,17 @@ int rtg_msg_recv_try(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len,
     return recv(c, buf, cap, len, prio, false);
 }
 
+/* A receive bounded by an absolute deadline instead of the channel's bound. */
+int rtg_msg_recv_until(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len,
+                       unsigned *prio, uint64_t deadline_ns)
+{
+    uint64_t bound = c->wait_ns, now = rtg_mono_ns();
+    c->wait_ns = deadline_ns > now ? deadline_ns - now : 0;
+    int rc = recv(c, buf, cap, len, prio, true);
+    c->wait_ns = bound;
+    return rc;
+}
+
 void rtg_msg_abort(struct rtg_msg_chan *c) { c->aborted = true; }
 
 void rtg_msg_close(struct rtg_msg_chan *c)

@@ -12,7 +12,11 @@ from probe_run import ProbeRun, assert_every_test_ran, ran, run_probe, verdict
 
 FAMILY = "SMP-*"
 IDS = ["SMP-B-MIG"]
-SHORT = ("--opt", "SMP-B-MIG.rounds=4")
+# This VM's own hiccups reach ~4 ms (cyclictest's idle max here): the e2e
+# tolerance sits above them and below one 10 ms burst, the wait the pinned
+# control must show, so both runs decide the same question.
+TOLERANCE = ("--opt", "SMP-B-MIG.tolerance_us=8000")
+SHORT = ("--opt", "SMP-B-MIG.rounds=4", *TOLERANCE)
 multi_cpu = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
 
 
@@ -36,7 +40,7 @@ def test_evidence_per_round(quick: ProbeRun) -> None:
 def test_pinned_to_one_cpu_control_fails() -> None:
     run = run_probe(
         "--quick", "--tests", "SMP-B-MIG", "--opt", "SMP-B-MIG.rounds=3",
-        "--opt", "SMP-B-MIG.placement=one_cpu",
+        "--opt", "SMP-B-MIG.placement=one_cpu", *TOLERANCE,
     )  # fmt: skip
     t = ran(run, "SMP-B-MIG")
     assert t["status"] == "fail" and run.code == 1

@@ -5,6 +5,7 @@ VENV    ?= .venv
 BUILD   ?= build
 ASAN    ?= build-asan
 C11     ?= build-c11
+FREERTOS ?= build-freertos
 PYTHON  ?= python3
 QUICK   ?=
 ARGS    ?=
@@ -12,12 +13,12 @@ RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
-        probe-armhf probe-cross venv lint test-c test-asan test-py golden bench soak lab clean
+        probe-armhf probe-cross deps-freertos firmware venv lint test-c test-asan test-py golden bench soak lab clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 
-test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-c11 probe-cross venv lint test-c test-asan fuzz test-py
+test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-c11 probe-cross firmware venv lint test-c test-asan fuzz test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -45,6 +46,25 @@ probe-asan:
 probe-c11:
 	cmake -S . -B $(C11) -DCMAKE_BUILD_TYPE=Release -DRTG_OSAL=c11 >/dev/null
 	cmake --build $(C11) -j $(JOBS)
+
+# The catalogue as FreeRTOS firmware for QEMU's MPS2 AN385 board (Cortex-M3):
+# the cross toolchain, newlib, QEMU, and cargo, which fetches the kernel's
+# sources (the crates.io package pinned in core/osal/freertos/kernel/).
+deps-freertos:
+	@missing=""; \
+	command -v arm-none-eabi-gcc >/dev/null || missing="$$missing gcc-arm-none-eabi"; \
+	[ -f /usr/lib/arm-none-eabi/include/newlib.h ] || missing="$$missing libnewlib-arm-none-eabi"; \
+	command -v qemu-system-arm >/dev/null || missing="$$missing qemu-system-arm"; \
+	command -v cargo >/dev/null || [ -x "$$HOME/.cargo/bin/cargo" ] || missing="$$missing cargo"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+firmware: deps-freertos
+	cmake -S core/osal/freertos -B $(FREERTOS) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-cortex-m3.cmake >/dev/null
+	cmake --build $(FREERTOS) -j $(JOBS)
 
 # Static and cross builds (Debian's musl-tools, gcc-aarch64-linux-gnu,
 # gcc-arm-linux-gnueabihf; qemu-user-static runs the foreign ones in tests).
@@ -133,6 +153,8 @@ test-py:
 	RTGAUGE_PROBE_HOOKS=$(CURDIR)/$(BUILD)/rtgauge-probe-hooks \
 	RTGAUGE_PROBE_ASAN=$(CURDIR)/$(ASAN)/rtgauge-probe \
 	RTGAUGE_PROBE_C11=$(CURDIR)/$(C11)/rtgauge-probe \
+	RTGAUGE_FIRMWARE=$(CURDIR)/$(FREERTOS)/rtgauge-fw.elf \
+	RTGAUGE_FIRMWARE_HOOKS=$(CURDIR)/$(FREERTOS)/rtgauge-fw-hooks.elf \
 	$(VENV)/bin/python -m pytest -q tests
 
 # After an intended change of the reports' output: rewrite the golden files,
@@ -149,7 +171,8 @@ soak: deps probe
 
 # This machine, Debian 6.1 vanilla and PREEMPT_RT under QEMU, compared.
 LAB_SET ?= default
-lab: deps deps-qemu probe probe-static venv
+# LAB_SET=rtos: this machine's Linux and FreeRTOS on the emulated board.
+lab: deps deps-qemu probe probe-static venv $(if $(filter rtos,$(LAB_SET)),firmware)
 	$(RTGAUGE) lab --set $(LAB_SET) $(if $(QUICK),--quick) --deadline 100us $(ARGS)
 
 clean:

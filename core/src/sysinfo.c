@@ -39,6 +39,8 @@ static void emit_probe(struct rtg_json *j, int argc, char **argv)
 #endif
 #if defined(__GLIBC__)
     rtg_json_kstr(j, "libc", "glibc");
+#elif defined(_NEWLIB_VERSION)
+    rtg_json_kstr(j, "libc", "newlib " _NEWLIB_VERSION);
 #else
     rtg_json_kstr(j, "libc", "musl or other");
 #endif
@@ -142,8 +144,8 @@ void rtg_sysinfo_emit(struct rtg_json *j, int argc, char **argv, const struct rt
     rtg_json_kstr(j, "record", "system");
     rtg_json_kint(j, "schema_version", RTG_SCHEMA_VERSION);
     emit_probe(j, argc, argv);
-    time_t now = time(NULL);
-    const struct tm *tm = gmtime(&now); /* single-threaded here */
+    time_t now = time(NULL); /* (time_t)-1 on a board without a clock of the day */
+    const struct tm *tm = now == (time_t)-1 ? NULL : gmtime(&now); /* single-threaded here */
     if (!tm || !strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", tm))
         buf[0] = '\0';
     rtg_json_kstr(j, "started_at", buf);
@@ -157,7 +159,7 @@ void rtg_sysinfo_emit(struct rtg_json *j, int argc, char **argv, const struct rt
     rtg_json_kbool(j, "hypervisor", virt);
     rtg_sys_hypervisor_vendor(buf, sizeof buf);
     rtg_json_kstr(j, "vendor", buf[0] ? buf : NULL);
-    rtg_json_kbool(j, "emulated", strncmp(buf, "TCGTCGTCGTCG", 12) == 0);
+    rtg_json_kbool(j, "emulated", rtg_sys_emulated());
     rtg_json_obj_end(j);
     emit_privileges(j, cfg, p);
     rtg_json_key(j, "run");

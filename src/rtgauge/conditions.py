@@ -7,7 +7,8 @@ not tell). Either source is enough to withhold trust; neither can grant it
 alone when the other withholds it.
 
 - Emulated: timings say nothing about the OS (the CPU is software); behaviour
-  verdicts still hold.
+  verdicts still hold. Under QEMU's instruction counting (-icount) they are
+  virtual time: reproducible, a cost in instructions, still not a real CPU's.
 - No SCHED_FIFO or no mlockall: the figures are those of an ordinary
   process (preemptible by anything, page faults included), not real-time.
 - Virtualised (a hypervisor below): figures are real but the hypervisor may
@@ -63,6 +64,7 @@ class RunConditions:
     partial_tests: tuple[str, ...] = ()  # ids whose figures are partial
     # family -> why its behaviour verdicts cannot be taken as passed
     behaviour_unjudged: dict[str, str] = field(default_factory=dict)
+    virtual_time: bool = False  # emulated under instruction counting (QEMU -icount)
     unrecorded: str | None = None  # imported from this source, which did not record them
 
     def figures_usable(self, test_id: str) -> bool:
@@ -87,6 +89,8 @@ class RunConditions:
     @property
     def timing_limit(self) -> str | None:
         """Why timing is not rated, in a few words; None when it is."""
+        if self.emulated and self.virtual_time:
+            return "emulated CPU, timings are virtual time (instruction counts)"
         if self.emulated:
             return "emulated CPU, timings are not meaningful"
         if self.unrecorded:
@@ -122,13 +126,23 @@ def run_conditions(bundle: Bundle) -> RunConditions:
     )
     mlock_ok = bool(priv["mlockall"]) and all(t["conditions"]["mlockall"] for t in measured)
 
+    virtual_time = emulated and (
+        target.get("icount_shift") is not None or "-icount" in str(virt.get("vendor") or "")
+    )
     imported = bundle.imported or {}
     unrecorded = None if not imported or imported.get("conditions_known") else imported["source"]
     if unrecorded:
         rt_ok = mlock_ok = False
 
     reasons: list[str] = []
-    if emulated:
+    if virtual_time:
+        who = " and ".join(known_by)
+        reasons.append(
+            f"emulated with instruction counting (known to the {who}): timings are virtual "
+            "time, reproducible, a cost in instructions and not a real CPU's; behaviour "
+            "verdicts are valid"
+        )
+    elif emulated:
         who = " and ".join(known_by)
         reasons.append(
             f"emulated (known to the {who}): timings are not meaningful; behaviour verdicts are"
@@ -158,5 +172,14 @@ def run_conditions(bundle: Bundle) -> RunConditions:
             why = f"{t['id']} {t['status']}" + (f" ({t['reason']})" if t.get("reason") else "")
             unjudged.setdefault(_family(t["id"]), why)
     return RunConditions(
-        emulated, known_by, virtualised, rt_ok, mlock_ok, reasons, partial, unjudged, unrecorded
+        emulated,
+        known_by,
+        virtualised,
+        rt_ok,
+        mlock_ok,
+        reasons,
+        partial,
+        unjudged,
+        virtual_time=virtual_time,
+        unrecorded=unrecorded,
     )

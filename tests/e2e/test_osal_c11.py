@@ -25,7 +25,7 @@ NEEDS_WHAT_C11_LACKS = {
     "MSG-P-ALT": "message queues",
     "SIG-P-LAT": "queued signals",
     "TMR-S-SUS": "timers",
-    "IRQ-P-LAT": "queued signals",
+    "IRQ-P-LAT": "timers",
     "MEM-P-FLT": "fresh page mappings",
     "RWL-P-ARC": "reader-writer locks",
     "BAR-P-LAT": "barriers",

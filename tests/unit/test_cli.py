@@ -19,7 +19,7 @@ import pytest
         (["runs", "--results-dir"], "expected one argument"),
         (
             ["run", "--target", "ftp://x"],
-            "expected local, qemu, ssh://[user@]host[:port] or labgrid://",
+            "expected local, qemu, freertos-qemu, ssh://[user@]host[:port] or labgrid://",
         ),
         (["run", "--target", "qemu"], "needs --kernel PATH or --kernel-package NAME"),
         (["run", "--target", "ssh://a@b:0"], "port 0 is outside"),

@@ -36,7 +36,9 @@ def test_the_factory_picks_the_target_of_each_spec() -> None:
     board = registry.make_target("labgrid://lab.example:20408/rpi-1", _args())
     assert isinstance(board, LabgridPlace) and board.place == "rpi-1"
     assert board.address == "lab.example:20408"
-    with pytest.raises(UsageError, match=r"expected local, qemu, ssh://.* or labgrid://"):
+    with pytest.raises(
+        UsageError, match=r"expected local, qemu, freertos-qemu, ssh://.* or labgrid://"
+    ):
         registry.make_target("serial:///dev/ttyUSB0", _args())
 
 

@@ -10,6 +10,7 @@
 #include "rtg/tmr_calc.h"
 
 #define MAX_KEPT 1000000 /* gaps kept (time, duration) for the tick analysis */
+#define MIN_KEPT 10000   /* a small board keeps fewer: at least this many */
 #define TICK_MIN_NS 900000ull   /* HZ up to ~1100 */
 #define TICK_MAX_NS 10500000ull /* HZ down to ~95 */
 #define TICK_BIN_NS 20000ull
@@ -60,10 +61,23 @@ static int run(struct rtg_ctx *ctx)
     struct rtg_metric *tick = rtg_metric_new(ctx, "clock.gap.tick");
     struct rtg_metric *other = rtg_metric_new(ctx, "clock.gap.other");
     struct rtg_metric *thr = rtg_metric_new(ctx, "clock.gap.throttled");
-    uint64_t *at = malloc(MAX_KEPT * sizeof *at);     /* ns since the first read */
-    uint64_t *dur = malloc(MAX_KEPT * sizeof *dur);   /* ns */
-    uint64_t *when = malloc(MAX_KEPT * sizeof *when); /* ns since the test started */
-    int *owner = malloc(MAX_KEPT * sizeof *owner);
+    uint64_t *at = NULL, *dur = NULL, *when = NULL;
+    int *owner = NULL;
+    size_t max_kept = MAX_KEPT; /* halved until the buffers fit (an RTOS board's RAM) */
+    for (; max_kept >= MIN_KEPT; max_kept /= 2) {
+        at = malloc(max_kept * sizeof *at);     /* ns since the first read */
+        dur = malloc(max_kept * sizeof *dur);   /* ns */
+        when = malloc(max_kept * sizeof *when); /* ns since the test started */
+        owner = malloc(max_kept * sizeof *owner);
+        if (at && dur && when && owner)
+            break;
+        free(at);
+        free(dur);
+        free(when);
+        free(owner);
+        at = dur = when = NULL;
+        owner = NULL;
+    }
     if (!all || !tick || !other || !thr || !at || !dur || !when || !owner) {
         free(at);
         free(dur);
@@ -97,7 +111,7 @@ static int run(struct rtg_ctx *ctx)
                 uint64_t now = rtg_test_elapsed_ns(ctx);
                 if (rtg_gap_classify(ns, thr_ns, throttle_ns) == RTG_GAP_THROTTLE) {
                     rtg_metric_add(thr, ns, now);
-                } else if (n < MAX_KEPT) {
+                } else if (n < max_kept) {
                     at[n] = rtg_clock_delta_ns(origin, prev);
                     dur[n] = ns;
                     when[n++] = now;
@@ -170,6 +184,9 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_kuint(info, "throttle_threshold_ns", throttle_ns);
     if (lost)
         rtg_json_kuint(info, "gaps_not_kept", lost);
+    if (max_kept < MAX_KEPT)
+        rtg_note(ctx, "memory for %zu gaps only (not %d): later gaps are counted, not kept",
+                 max_kept, MAX_KEPT);
     if (thr->stats.count)
         rtg_note(ctx, "%llu gap(s) of %llu ms or more: RT throttling or a stalled virtual CPU, "
                       "reported apart (clock.gap.throttled)",

@@ -1,6 +1,7 @@
-/* IRQ-P-LAT: interrupt service response (timer expiry -> its signal
- * handler runs) and interrupt task response (expiry -> a blocked
- * higher-priority task, posted by that handler, runs). */
+/* IRQ-P-LAT: interrupt service response (timer expiry -> its handler
+ * runs: a signal handler on POSIX, the interrupt's own on an RTOS) and
+ * interrupt task response (expiry -> a blocked higher-priority task,
+ * posted by that handler, runs). */
 #include <errno.h>
 #include <string.h>
 
@@ -109,7 +110,9 @@ static int run(struct rtg_ctx *ctx)
     r.ctx = ctx;
     r.period_ns = (uint64_t)rtg_opt_int(ctx, "period_us") * 1000u;
     r.n = (uint64_t)rtg_opt_int(ctx, "duration_ms") * 1000000u / r.period_ns;
-    r.service = rtg_metric_with_blocks(rtg_metric_new(ctx, "irq.service.signal_handler"));
+    const char *where = rtg_timer_handler_context();
+    bool in_isr = strcmp(where, "isr") == 0;
+    r.service = rtg_metric_with_blocks(rtg_metric_new(ctx, "irq.service.%s", where));
     r.task = rtg_metric_with_blocks(rtg_metric_new(ctx, "irq.task.sem_post_wake"));
     if (!r.service || !r.task)
         return rtg_fail_error(ctx, "out of memory");
@@ -126,7 +129,10 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_kstr(info, "why", why);
     rtg_json_kbool(info, "reported", false);
     rtg_json_obj_end(info);
-    if (timerlat)
+    if (in_isr)
+        rtg_note(ctx, "the timer's handler runs in the interrupt itself: the service figure is "
+                      "the interrupt's latency");
+    else if (timerlat)
         rtg_note(ctx, "the kernel's timerlat tracer is available but this probe does not read it "
                       "yet: user-space figures only");
     else
@@ -161,10 +167,13 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_kuint(info, "expirations", r.seq);
     rtg_json_kuint(info, "overruns", r.overruns);
     rtg_json_kuint(info, "entries_lost", r.lost);
-    rtg_json_kstr(info, "handler_thread", "same CPU, one priority level below the task, asleep "
-                                          "in clock_nanosleep when the signal comes");
+    rtg_json_kstr(info, "handler_context", where);
+    rtg_json_kstr(info, "handler_thread", in_isr ? "arms the timer, then sleeps one level below "
+                                                   "the task; the interrupt comes wherever"
+                                                 : "same CPU, one priority level below the task, "
+                                                   "asleep in clock_nanosleep when the signal comes");
     if (r.error)
-        return rtg_fail_error(ctx, "POSIX timer with a signal handler: %s", strerror(r.error));
+        return rtg_fail_error(ctx, "timer with a %s handler: %s", where, strerror(r.error));
     return 0;
 }
 
@@ -182,7 +191,7 @@ static const struct rtg_option options[] = {
 const struct rtg_test_desc rtg_test_irq_p_lat = {
     .id = "IRQ-P-LAT",
     .source = __FILE__,
-    .needs = RTG_OFFERS_TIMERS | RTG_OFFERS_SIGNALS,
+    .needs = RTG_OFFERS_TIMERS, /* with a handler: a signal's, or the interrupt's */
     .title = "Interrupt service and task response (timer expiry)",
     .kind = 'P',
     .options = RTG_OPTIONS(options),

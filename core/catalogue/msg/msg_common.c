@@ -15,10 +15,34 @@
 #include "msg_common.h"
 
 /* ---- option helpers ---- */
+/* Whether the OS has the mechanism at all (an RTOS has no pipes or System
+ * V queues: ENOTSUP), from a small channel opened once. */
+static bool mech_offered(enum rtg_msg_mech m)
+{
+    static signed char known[RTG_MSG_NMECH]; /* 0 not asked, 1 offered, -1 not */
+    if (!known[m]) {
+        struct rtg_msg_chan *c;
+        int rc = rtg_msg_open(&c, m, 16, 0, false, NULL);
+        if (rc == 0)
+            rtg_msg_close(c);
+        known[m] = rc == ENOTSUP ? -1 : 1;
+    }
+    return known[m] > 0;
+}
+
 bool rtg_msg_mech_selected(const struct rtg_ctx *ctx, enum rtg_msg_mech m)
 {
     const char *s = rtg_opt_enum(ctx, "mechanism");
-    return strcmp(s, "all") == 0 || strcmp(s, rtg_msg_mech_name(m)) == 0;
+    return (strcmp(s, "all") == 0 || strcmp(s, rtg_msg_mech_name(m)) == 0) && mech_offered(m);
+}
+
+void rtg_msg_note_not_offered(struct rtg_ctx *ctx)
+{
+    const char *s = rtg_opt_enum(ctx, "mechanism");
+    for (int m = 0; m < RTG_MSG_NMECH; m++)
+        if ((strcmp(s, "all") == 0 || strcmp(s, rtg_msg_mech_name((enum rtg_msg_mech)m)) == 0) &&
+            !mech_offered((enum rtg_msg_mech)m))
+            rtg_note(ctx, "%s: not offered by this OS, no figures", rtg_msg_mech_name((enum rtg_msg_mech)m));
 }
 
 bool rtg_msg_size_selected(const struct rtg_ctx *ctx, size_t size)
@@ -367,6 +391,7 @@ int rtg_msg_run_all(struct rtg_ctx *ctx, int mode)
 {
     int swept = 0;
     rtg_msg_sweep(&swept);
+    rtg_msg_note_not_offered(ctx);
     uint64_t bad = 0;
     if (!rtg_rt_ok(ctx))
         rtg_note(ctx, "without SCHED_FIFO the receiver may not be blocked when a message is "

@@ -53,7 +53,10 @@ struct xchg {
 
 enum { MODE_LAT, MODE_RTT, MODE_ALT };
 
+/* Selected by the mechanism option, and offered by the OS. */
 bool rtg_msg_mech_selected(const struct rtg_ctx *ctx, enum rtg_msg_mech m);
+/* A note per selected mechanism the OS does not offer. */
+void rtg_msg_note_not_offered(struct rtg_ctx *ctx);
 bool rtg_msg_size_selected(const struct rtg_ctx *ctx, size_t size);
 size_t rtg_msg_n_combos(const struct rtg_ctx *ctx);
 int rtg_msg_prio_at(const struct rtg_ctx *ctx, int below);

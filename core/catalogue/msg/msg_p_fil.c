@@ -139,7 +139,7 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
         return rtg_fail_error(ctx, "%s, %zu B: %s", rtg_msg_mech_name(m), size, strerror(err));
     if (bad)
         return rtg_fail_error(ctx, "%s, %zu B: %u messages drained out of order",
-                              rtg_msg_mech_name(m), size, bad);
+                              rtg_msg_mech_name(m), size, (unsigned)bad);
     return 0;
 }
 
@@ -160,7 +160,8 @@ static void fil_verdict(struct rtg_ctx *ctx, enum rtg_msg_mech m, const struct f
     rtg_json_arr_begin(&ev);
     for (size_t i = 0; i < fr->first_order_n; i++) {
         char s[24];
-        snprintf(s, sizeof s, "%c%u", fr->first_order[i].urgent ? 'u' : 'n', fr->first_order[i].seq);
+        snprintf(s, sizeof s, "%c%u", fr->first_order[i].urgent ? 'u' : 'n',
+                 (unsigned)fr->first_order[i].seq);
         rtg_json_str(&ev, s);
     }
     rtg_json_arr_end(&ev);
@@ -184,6 +185,7 @@ static int run_fil(struct rtg_ctx *ctx)
 {
     int swept = 0;
     rtg_msg_sweep(&swept);
+    rtg_msg_note_not_offered(ctx);
     bool judge_all = strcmp(rtg_opt_enum(ctx, "urgent_verdict"), "all") == 0;
     for (int mi = 0; mi < RTG_MSG_NMECH && !rtg_stop_requested(); mi++) {
         enum rtg_msg_mech m = (enum rtg_msg_mech)mi;

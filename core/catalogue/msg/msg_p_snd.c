@@ -76,7 +76,7 @@ static int snd_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size)
         return rtg_fail_error(ctx, "%s, %zu B: %s", rtg_msg_mech_name(m), size, strerror(err));
     if (bad)
         return rtg_fail_error(ctx, "%s, %zu B: %u messages out of sequence", rtg_msg_mech_name(m),
-                              size, bad);
+                              size, (unsigned)bad);
     return 0;
 }
 
@@ -84,6 +84,7 @@ static int run_snd(struct rtg_ctx *ctx)
 {
     int swept = 0;
     rtg_msg_sweep(&swept);
+    rtg_msg_note_not_offered(ctx);
     for (int m = 0; m < RTG_MSG_NMECH && !rtg_stop_requested(); m++)
         for (size_t s = 0; s < NSIZES && !rtg_stop_requested(); s++)
             if (rtg_msg_mech_selected(ctx, (enum rtg_msg_mech)m) && rtg_msg_size_selected(ctx, SIZES[s]))

@@ -132,9 +132,11 @@ static const char *short_name(enum rtg_mutex_protocol p)
     return p == RTG_PROTO_INHERIT ? "inherit" : p == RTG_PROTO_PROTECT ? "protect" : "none";
 }
 
-/* Runs all rounds for one protocol and records its verdict. */
+/* Runs all rounds for one protocol and records its verdict; a protocol
+ * the OS lacks gets a note instead (*was_offered false). */
 static int run_protocol(struct rtg_ctx *ctx, enum rtg_mutex_protocol proto, bool as_control,
-                        struct rtg_json *info_offered, struct rtg_json *info_prevents)
+                        struct rtg_json *info_offered, struct rtg_json *info_prevents,
+                        bool *was_offered)
 {
     int rounds = (int)rtg_opt_int(ctx, "rounds");
     struct rtg_mut_arc_round r[MAX_ROUNDS];
@@ -153,21 +155,24 @@ static int run_protocol(struct rtg_ctx *ctx, enum rtg_mutex_protocol proto, bool
     }
     const char *pname = rtg_mutex_protocol_name(proto);
     bool offered = rc != ENOTSUP && rc != ENOSYS;
+    *was_offered = offered;
     rtg_json_kbool(info_offered, pname, offered);
     if (rc && offered)
         return rtg_fail_error(ctx, "%s round failed: %s", pname, strerror(rc));
-    bool prevents = offered && rtg_mut_arc_prevents(r, (size_t)done);
-    bool shows = offered && rtg_mut_arc_shows_inversion(r, (size_t)done);
-    if (offered)
-        rtg_json_kbool(info_prevents, pname, prevents);
-    else
+    if (!offered) { /* a protocol the OS lacks is said so, never a failed verdict */
         rtg_json_knull(info_prevents, pname);
+        rtg_note(ctx, "%s: not offered by this OS, no verdict", pname);
+        return 0;
+    }
+    bool prevents = rtg_mut_arc_prevents(r, (size_t)done);
+    bool shows = rtg_mut_arc_shows_inversion(r, (size_t)done);
+    rtg_json_kbool(info_prevents, pname, prevents);
 
     struct rtg_json ev;
     rtg_json_init(&ev);
     rtg_json_obj_begin(&ev);
     rtg_json_kstr(&ev, "protocol", pname);
-    rtg_json_kbool(&ev, "offered", offered);
+    rtg_json_kbool(&ev, "offered", true);
     int top = rtg_prio(ctx);
     rtg_json_kint(&ev, "prio_l", top - 3);
     rtg_json_kint(&ev, "prio_m", top - 2);
@@ -198,13 +203,10 @@ static int run_protocol(struct rtg_ctx *ctx, enum rtg_mutex_protocol proto, bool
     rtg_json_kint(&ev, "rounds_uncontended", n_free);
     rtg_json_obj_end(&ev);
     char obs[200], name[64];
-    if (!offered)
-        snprintf(obs, sizeof obs, "%s not offered by this OS", pname);
-    else
-        snprintf(obs, sizeof obs,
-                 "%d of %d rounds with inversion (M ran while H waited), %d without, %d where H "
-                 "never waited (not counted)",
-                 n_inv, done, n_none, n_free);
+    snprintf(obs, sizeof obs,
+             "%d of %d rounds with inversion (M ran while H waited), %d without, %d where H "
+             "never waited (not counted)",
+             n_inv, done, n_none, n_free);
     if (as_control) {
         snprintf(name, sizeof name, "%s.control_shows_inversion", short_name(proto));
         rtg_verdict(ctx, name, shows,
@@ -235,18 +237,21 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_obj_begin(&offered);
     rtg_json_obj_begin(&prevents);
     int rc = 0;
+    bool was_offered = true;
     if (strcmp(sel, "all") == 0) {
-        rc = run_protocol(ctx, RTG_PROTO_INHERIT, false, &offered, &prevents);
+        rc = run_protocol(ctx, RTG_PROTO_INHERIT, false, &offered, &prevents, &was_offered);
         if (!rc)
-            rc = run_protocol(ctx, RTG_PROTO_PROTECT, false, &offered, &prevents);
+            rc = run_protocol(ctx, RTG_PROTO_PROTECT, false, &offered, &prevents, &was_offered);
         if (!rc)
-            rc = run_protocol(ctx, RTG_PROTO_NONE, true, &offered, &prevents);
+            rc = run_protocol(ctx, RTG_PROTO_NONE, true, &offered, &prevents, &was_offered);
     } else {
         enum rtg_mutex_protocol p = strcmp(sel, "inherit") == 0   ? RTG_PROTO_INHERIT
                                     : strcmp(sel, "protect") == 0 ? RTG_PROTO_PROTECT
                                                                   : RTG_PROTO_NONE;
         /* Alone, every protocol is judged on prevention: none must fail. */
-        rc = run_protocol(ctx, p, false, &offered, &prevents);
+        rc = run_protocol(ctx, p, false, &offered, &prevents, &was_offered);
+        if (!rc && !was_offered)
+            rc = rtg_skip(ctx, "%s: not offered by this OS", rtg_mutex_protocol_name(p));
     }
     rtg_json_obj_end(&offered);
     rtg_json_obj_end(&prevents);

@@ -67,6 +67,11 @@ static int run(struct rtg_ctx *ctx)
     uint64_t min_ns = (uint64_t)rtg_opt_int(ctx, "min_period_us") * 1000u;
     bool fd = strcmp(rtg_opt_enum(ctx, "timer"), "timerfd") == 0;
     enum rtg_timer_mode mode = fd ? RTG_TIMER_FD : RTG_TIMER_SIGWAIT;
+    struct rtg_timer *probe = NULL; /* whether the OS has this kind of timer at all */
+    if (rtg_timer_create(&probe, mode, NULL, NULL) == ENOTSUP)
+        return rtg_skip(ctx, "%s is not offered by this OS",
+                        fd ? "a timerfd" : "a POSIX timer waited for with sigwaitinfo");
+    rtg_timer_delete(probe);
     struct try_result tries[32];
     size_t nt = 0;
     uint64_t best = 0;

@@ -6,7 +6,15 @@
 #define RTG_CLOCK_H
 #include <stdint.h>
 
-enum rtg_clock_source { RTG_CLOCK_POSIX, RTG_CLOCK_TSC, RTG_CLOCK_CNTVCT, RTG_CLOCK_MOCK };
+/* RTG_CLOCK_HW_COUNTER: a board's free-running counter, read by the port
+ * through rtg_clock_posix_ticks (the out-of-line read; see the RTOS ports). */
+enum rtg_clock_source {
+    RTG_CLOCK_POSIX,
+    RTG_CLOCK_TSC,
+    RTG_CLOCK_CNTVCT,
+    RTG_CLOCK_MOCK,
+    RTG_CLOCK_HW_COUNTER
+};
 
 struct rtg_clock_state {
     enum rtg_clock_source source;

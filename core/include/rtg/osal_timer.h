@@ -10,8 +10,10 @@
 enum rtg_timer_mode {
     /* A POSIX timer whose signal the owning thread waits for (sigwaitinfo). */
     RTG_TIMER_SIGWAIT,
-    /* A POSIX timer whose signal runs fn(arg) as a signal handler on the
-     * owning thread: fn must be async-signal-safe (read the clock,
+    /* A timer whose expiry runs fn(arg) as a handler: on POSIX the signal
+     * handler of a POSIX timer, on the owning thread; on an RTOS the timer
+     * interrupt's handler itself (rtg_timer_handler_context says which).
+     * fn must be async-signal-safe and interrupt-safe (read the clock,
      * rtg_sem_post). The owning thread waits with rtg_sleep_until_intr. */
     RTG_TIMER_HANDLER,
     /* A timerfd the owning thread reads. */
@@ -29,6 +31,9 @@ int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns
  * most one period for a periodic timer) or a signal (EINTR). *expirations
  * is the number of expiries it accounts for: 1 + overruns. */
 int rtg_timer_wait(struct rtg_timer *t, uint64_t *expirations);
+/* Where a HANDLER timer's fn runs, as metric names say it: "signal_handler"
+ * (POSIX), "isr" (in the interrupt), "none" (no such timer). */
+const char *rtg_timer_handler_context(void);
 /* HANDLER: overruns of the expiry being handled (async-signal-safe). */
 int rtg_timer_overrun(struct rtg_timer *t);
 /* Disarms and frees; call from the owning thread. */

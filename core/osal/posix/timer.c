@@ -185,3 +185,6 @@ int rtg_ppoll_rel(uint64_t ns)
     struct timespec ts = to_ts(ns);
     return ppoll(NULL, 0, &ts, NULL) < 0 ? errno : 0;
 }
+
+/* A HANDLER timer's fn is the signal handler of a POSIX timer. */
+const char *rtg_timer_handler_context(void) { return "signal_handler"; }

@@ -24,6 +24,7 @@ class Row:
     metric: str
     per_system: list[dict[str, Any] | None]  # the metric of each system, or None
     partial: list[bool] = field(default_factory=list)  # per system: figures partial
+    emulated: list[bool] = field(default_factory=list)  # per system: shown, never ranked
     best_max: int | None = None  # index of the system with the lowest max
     best_mean: int | None = None
     significant: bool = False  # best mean vs each other: beyond chance (Mann-Whitney)
@@ -98,6 +99,7 @@ def labels_for(bundles: list[Bundle]) -> list[str]:
 
 def compare(bundles: list[Bundle]) -> Comparison:
     comp = Comparison(labels_for(bundles), bundles)
+    conds = [run_conditions(b) for b in bundles]
     keys: list[tuple[str, str]] = []
     for b in bundles:
         for t in b.tests:
@@ -115,10 +117,13 @@ def compare(bundles: list[Bundle]) -> Comparison:
                     )
             per.append(found)
         partial = [
-            m is not None and not run_conditions(b).figures_usable(test)
-            for b, m in zip(bundles, per, strict=True)
+            m is not None and not cond.figures_usable(test)
+            for cond, m in zip(conds, per, strict=True)
         ]
-        comp.rows.append(judge_row(Row(test, name, per, partial)))
+        emulated = [
+            m is not None and not cond.timing_meaningful for cond, m in zip(conds, per, strict=True)
+        ]
+        comp.rows.append(judge_row(Row(test, name, per, partial, emulated)))
     return comp
 
 
@@ -128,7 +133,9 @@ def judge_row(row: Row) -> Row:
     present = [
         (i, m)
         for i, m in enumerate(row.per_system)
-        if m is not None and not (row.partial and row.partial[i])
+        if m is not None
+        and not (row.partial and row.partial[i])
+        and not (row.emulated and row.emulated[i])  # an emulated run's timings are not ranked
     ]
     if len(present) < 2:
         return row
@@ -188,7 +195,7 @@ def points(comp: Comparison) -> list[tuple[list[str], list[str]]]:
         errors = [t["id"] for t in b.tests if t["status"] == "error"]
         if errors:
             bad.append(f"tests in error: {', '.join(errors)}")
-        if n >= 2:
+        if n >= 2 and cond.timing_meaningful:  # an emulated run has no timing points
             # A worst case is a strong or weak point only when a tail test backs it.
             wins = [r for r in comp.rows if r.best_max == i and r.tail_significant]
             losses = [

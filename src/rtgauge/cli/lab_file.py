@@ -35,6 +35,7 @@ OPTIONS: dict[str, tuple[str, type]] = {
     "accel": ("accel", str),
     "vcpus": ("vcpus", int),
     "mem": ("mem", int),
+    "icount": ("icount", int),  # freertos-qemu: QEMU's instruction counting shift
 }
 ENTRY_KEYS = {"name", "target", "label", "machine", "places", "coordinator"}
 THIS_MACHINE = "this machine"

@@ -89,6 +89,41 @@ def verdict_blocks(comp: Comparison) -> list[Block]:
     ]
 
 
+def _offer_cell(b: Bundle, test: str) -> Cell:
+    t = next((t for t in b.tests if t["id"] == test), None)
+    if t is None:
+        return Cell("not in this run", "muted")
+    lacks = [n for n in t.get("notes", []) if "not offered" in str(n)]
+    if t["status"] == "skipped":
+        return Cell(f"skipped: {t.get('reason') or ''}", "muted")
+    if t["status"] == "error":
+        return Cell(f"error: {t.get('reason') or ''}", "fail")
+    return Cell("ran" + (f"; {'; '.join(lacks)}" if lacks else ""))
+
+
+def offers_blocks(comp: Comparison) -> list[Block]:
+    """What each system could run: the tests one of them skipped, or ran
+    only in part, or failed to finish, with the reason each gave."""
+    tests: list[str] = []
+    for b in comp.bundles:
+        for t in b.tests:
+            partial = any("not offered" in str(n) for n in t.get("notes", []))
+            if (t["status"] in ("skipped", "error") or partial) and t["id"] not in tests:
+                tests.append(t["id"])
+    if not tests:
+        return []
+    rows = [[Cell(test)] + [_offer_cell(b, test) for b in comp.bundles] for test in tests]
+    return [
+        Heading(2, "What each system offers", "offers"),
+        Para(
+            "The tests a system skipped (what it lacks), ran in part (a mechanism or "
+            "protocol it lacks) or could not finish, with its own reason.",
+            "note",
+        ),
+        Table(["test", *comp.labels], rows),
+    ]
+
+
 def deadline_blocks(
     comp: Comparison,
     deadline: float,
@@ -111,8 +146,8 @@ def figures_blocks(comp: Comparison) -> list[Block]:
             "more than 0.05. Worst cases: how often each system exceeds the "
             "pooled p99, compared with Fisher's exact test (p < 0.01); with too "
             "few samples a max is a single extreme value, not tested, and not "
-            "marked. Partial figures (a test that did not finish) are shown and "
-            "compared with nothing.",
+            "marked. Partial figures (a test that did not finish) and those of an "
+            "emulated run are shown and compared with nothing.",
             "note",
         ),
     ]
@@ -136,13 +171,23 @@ def figures_blocks(comp: Comparison) -> list[Block]:
                     tr += [Cell(f"{us(m['mean'])} (partial)", "muted")]
                     tr += [Cell(f"{us(m['max'])} (partial)", "muted")]
                     continue
+                if r.emulated and r.emulated[i]:
+                    tr += [Cell(f"{us(m['mean'])} (emulated)", "muted")]
+                    tr += [Cell(f"{us(m['max'])} (emulated)", "muted")]
+                    continue
                 tr.append(
                     Cell(us(m["mean"]), "better" if r.best_mean == i and r.significant else "")
                 )
                 tr.append(
                     Cell(us(m["max"]), "better" if r.best_max == i and r.tail_significant else "")
                 )
-            claims = [r.bulk_text(), r.tail_text()] if r.bulk else ["—"]
+            claims = (
+                [r.bulk_text(), r.tail_text()]
+                if r.bulk
+                else ["not ranked: emulated timings"]
+                if any(r.emulated)
+                else ["—"]
+            )
             tr.append(
                 Cell("; ".join(claims), "" if r.significant or r.tail_significant else "muted")
             )
@@ -181,7 +226,14 @@ def compare_blocks(
     sys_rows = []
     getters: list[tuple[str, Callable[[Bundle], str]]] = [
         ("kernel", lambda b: f"{b.system['host']['release']} {b.system['host']['version']}"),
-        ("preemption", lambda b: str(b.system["kernel"]["preempt_model"])),
+        (
+            "preemption",
+            lambda b: str(
+                b.system["kernel"]["preempt_model"]
+                or b.system["kernel"].get("preempt_source")
+                or "—"
+            ),
+        ),
         (
             "target",
             lambda b: (
@@ -209,6 +261,7 @@ def compare_blocks(
     out += [Table(["", *comp.labels], sys_rows)]
     out += rating_blocks(comp, criteria)
     out += verdict_blocks(comp)
+    out += offers_blocks(comp)
     if deadline is not None:
         out += deadline_blocks(comp, deadline, rate_, confidence, claims)
     out += points_blocks(comp)

@@ -54,8 +54,12 @@ def _test_lines(t: TestRecord, per_test: int) -> list[str]:
 
 def summary_text(bundle: Bundle, per_test: int = 4) -> str:
     s = bundle.system_view()
+    # Linux's preemption models; another OS (an RTOS) says its own in "rtos".
+    rtos = bundle.system.get("rtos") or {}
+    preempt = s.preempt_model or ("rtos" if rtos else "unknown")
+    name = f"{term(str(rtos['name']))} " if rtos.get("name") else ""
     lines = [
-        f"{term(s.hostname)}  {term(s.release)}  preempt={s.preempt_model}"
+        f"{term(s.hostname)}  {name}{term(s.release)}  preempt={preempt}"
         f"  clock={s.clock_source}  floor={s.floor_ns_mean:.0f} ns",
     ]
     lines += [f"  warning: {term(w)}" for w in s.warnings]

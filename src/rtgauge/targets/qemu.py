@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import selectors
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +22,8 @@ from rtgauge.errors import UsageError
 from rtgauge.model import Record
 from rtgauge.probe import repo_root, static_probe
 from rtgauge.targets.base import Target, target_record
-from rtgauge.targets.initramfs import FRAME, build_initramfs
+from rtgauge.targets.framing import Silent, framed_bodies
+from rtgauge.targets.initramfs import build_initramfs
 from rtgauge.targets.kernels import fetch_kernel
 
 
@@ -95,41 +94,18 @@ def _boot(cmd: list[str], opts: QemuOptions, console: Path, result: GuestRun) ->
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
     )
-    assert proc.stdout is not None
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    buf = b""
     started = False
-    deadline = time.monotonic() + opts.boot_timeout_s
     try:
-        while True:
-            if time.monotonic() > deadline:
-                what = "the probe to start" if not started else "the guest (no output)"
-                limit = opts.boot_timeout_s if not started else opts.idle_timeout_s
-                result.error = f"guest stopped answering: waited {limit:.0f} s for {what}"
-                break
-            if not sel.select(timeout=0.5):
-                if proc.poll() is not None:
-                    break
-                continue
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            if not chunk:
-                break
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for raw in lines:
-                line = raw.decode(errors="replace").rstrip("\r")
-                pos = line.find(FRAME)
-                if pos < 0:
-                    continue  # not ours: console noise
-                body = line[pos + len(FRAME) :]
-                deadline = time.monotonic() + opts.idle_timeout_s
-                if body == "BEGIN":
-                    started = True
-                elif body.startswith("EXIT "):
-                    result.exit_code = int(body[5:].strip() or "3")
-                elif body.startswith("{"):
-                    yield body
+        for body in framed_bodies(proc, opts.boot_timeout_s, opts.idle_timeout_s):
+            if body == "BEGIN":
+                started = True
+            elif body.startswith("EXIT "):
+                result.exit_code = int(body[5:].strip() or "3")
+            elif body.startswith("{"):
+                yield body
+    except Silent as silent:
+        what = "the probe to start" if not started else "the guest (no output)"
+        result.error = f"guest stopped answering: waited {silent.waited_s:.0f} s for {what}"
     finally:
         if proc.poll() is None:
             proc.kill()

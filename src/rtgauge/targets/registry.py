@@ -7,6 +7,7 @@ import argparse
 
 from rtgauge.errors import UsageError
 from rtgauge.targets.base import Target
+from rtgauge.targets.freertos_qemu import FreeRTOSBoard
 from rtgauge.targets.labgrid_place import LabgridPlace
 from rtgauge.targets.local import LocalTarget
 from rtgauge.targets.qemu import QemuGuest
@@ -15,6 +16,7 @@ from rtgauge.targets.ssh import SshHost
 KINDS: tuple[type[Target], ...] = (
     LocalTarget,
     QemuGuest,
+    FreeRTOSBoard,
     SshHost,
     LabgridPlace,
 )

@@ -1,0 +1,143 @@
+/* The newer OSAL topics on FreeRTOS: condition variables (a counting
+ * semaphore and a waiter count, over an rtg_mutex_t), the timed mutex (the timed
+ * queue receive is in msg.c). Reader-writer locks, barriers, deadline
+ * scheduling and CPU sets are not offered: rtg_osal_offers() leaves their
+ * bits clear and the calls say ENOTSUP. Timed waits end on a 1 ms tick. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fr_internal.h"
+#include "rtg/osal_barrier.h"
+#include "rtg/osal_cond.h"
+#include "rtg/osal_deadline.h"
+#include "rtg/osal_rwlock.h"
+#include "rtg/osal_timed.h"
+#include "semphr.h"
+
+struct rtg_cond {
+    SemaphoreHandle_t wake;
+    volatile unsigned waiters;
+};
+
+int rtg_cond_create(struct rtg_cond **out)
+{
+    struct rtg_cond *c = calloc(1, sizeof *c);
+    if (!c || !(c->wake = xSemaphoreCreateCounting(0x7fffffffu, 0))) {
+        free(c);
+        return ENOMEM;
+    }
+    *out = c;
+    return 0;
+}
+
+void rtg_cond_delete(struct rtg_cond *c)
+{
+    if (!c)
+        return;
+    vSemaphoreDelete(c->wake);
+    free(c);
+}
+
+int rtg_cond_wait_until(struct rtg_cond *c, rtg_mutex_t *m, uint64_t deadline_ns)
+{
+    taskENTER_CRITICAL();
+    c->waiters++;
+    taskEXIT_CRITICAL();
+    rtg_mutex_unlock(m);
+    bool woken = xSemaphoreTake(c->wake, deadline_ns == UINT64_MAX ? portMAX_DELAY
+                                                                    : rtg_fr_ticks_until(deadline_ns)) == pdTRUE;
+    taskENTER_CRITICAL();
+    if (!woken && c->waiters > 0)
+        c->waiters--; /* nobody signalled us: we are no longer waiting */
+    taskEXIT_CRITICAL();
+    rtg_mutex_lock(m);
+    return woken ? 0 : ETIMEDOUT;
+}
+
+int rtg_cond_wait(struct rtg_cond *c, rtg_mutex_t *m) { return rtg_cond_wait_until(c, m, UINT64_MAX); }
+
+int rtg_cond_signal(struct rtg_cond *c)
+{
+    taskENTER_CRITICAL();
+    bool any = c->waiters > 0;
+    if (any)
+        c->waiters--;
+    taskEXIT_CRITICAL();
+    if (any)
+        xSemaphoreGive(c->wake);
+    return 0;
+}
+
+int rtg_cond_broadcast(struct rtg_cond *c)
+{
+    taskENTER_CRITICAL();
+    unsigned n = c->waiters;
+    c->waiters = 0;
+    taskEXIT_CRITICAL();
+    while (n--)
+        xSemaphoreGive(c->wake);
+    return 0;
+}
+
+int rtg_mutex_lock_until(rtg_mutex_t *m, uint64_t deadline_ns)
+{
+    return xSemaphoreTake((SemaphoreHandle_t)m->handle, rtg_fr_ticks_until(deadline_ns)) == pdTRUE
+               ? 0
+               : ETIMEDOUT;
+}
+
+const char *rtg_timed_clock(const char *primitive)
+{
+    (void)primitive;
+    return "FreeRTOS tick (1 ms)";
+}
+
+/* ---- not in FreeRTOS ---- */
+int rtg_rwlock_create(struct rtg_rwlock **l)
+{
+    *l = NULL;
+    return ENOTSUP;
+}
+void rtg_rwlock_delete(struct rtg_rwlock *l) { (void)l; }
+int rtg_rwlock_rdlock(struct rtg_rwlock *l)
+{
+    (void)l;
+    return ENOTSUP;
+}
+int rtg_rwlock_tryrdlock(struct rtg_rwlock *l) { return rtg_rwlock_rdlock(l); }
+int rtg_rwlock_wrlock(struct rtg_rwlock *l) { return rtg_rwlock_rdlock(l); }
+int rtg_rwlock_unlock(struct rtg_rwlock *l) { return rtg_rwlock_rdlock(l); }
+const char *rtg_rwlock_kind(void) { return "none"; }
+
+int rtg_barrier_create(struct rtg_barrier **b, unsigned count)
+{
+    (void)count;
+    *b = NULL;
+    return ENOTSUP;
+}
+void rtg_barrier_delete(struct rtg_barrier *b) { (void)b; }
+int rtg_barrier_wait(struct rtg_barrier *b, bool *serial)
+{
+    (void)b;
+    if (serial)
+        *serial = false;
+    return ENOTSUP;
+}
+
+int rtg_deadline_set_self(const struct rtg_deadline_params *p)
+{
+    (void)p;
+    return ENOTSUP;
+}
+int rtg_deadline_clear_self(void) { return ENOTSUP; }
+int rtg_deadline_yield(void) { return ENOTSUP; }
+int rtg_deadline_bandwidth(int *cpus, double *share)
+{
+    (void)cpus, (void)share;
+    return ENOTSUP;
+}
+int rtg_affinity_set_self(const int *cpus, size_t n)
+{
+    (void)cpus, (void)n;
+    return ENOTSUP;
+}

@@ -1,0 +1,1 @@
+// Empty: the manifest exists to fetch the kernel sources (see Cargo.toml).

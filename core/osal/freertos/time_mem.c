@@ -1,0 +1,62 @@
+/* Time on the board: rtg_mono_ns and the measuring clock both come from
+ * the free-running TIMER1 (25 MHz, 40 ns); sleeping is FreeRTOS's delay
+ * until a tick (1 ms), so a sleep ends on the first tick at or after its
+ * deadline. No virtual memory: all memory is resident, "locked" by nature. */
+#include <errno.h>
+
+#include "board/board.h"
+#include "fr_internal.h"
+#include "rtg/test.h"
+
+#define NS_PER_TICK (1000000000ull / configTICK_RATE_HZ)
+#define NS_PER_COUNT (1000000000ull / BOARD_SYSCLK_HZ)
+
+uint64_t rtg_mono_ns(void) { return board_counter_ticks() * NS_PER_COUNT; }
+
+TickType_t rtg_fr_ticks_until(uint64_t deadline_ns)
+{
+    uint64_t now = rtg_mono_ns();
+    if (now >= deadline_ns)
+        return 0;
+    uint64_t t = (deadline_ns - now + NS_PER_TICK - 1) / NS_PER_TICK;
+    return t > portMAX_DELAY - 1 ? portMAX_DELAY - 1 : (TickType_t)t;
+}
+
+/* Periodic wake-ups: xTaskDelayUntil from the current tick. A stop
+ * request ends an interruptible sleep: the watchdog aborts every task's
+ * delay (rtg_fr_abort_delays) after setting the stop flag. */
+static int sleep_until(uint64_t abs_ns, bool intr)
+{
+    for (;;) {
+        if (intr && rtg_stop_requested())
+            return EINTR;
+        TickType_t ticks = rtg_fr_ticks_until(abs_ns);
+        if (ticks == 0)
+            return 0;
+        TickType_t from = xTaskGetTickCount();
+        (void)xTaskDelayUntil(&from, ticks);
+    }
+}
+
+int rtg_sleep_until(uint64_t abs_mono_ns) { return sleep_until(abs_mono_ns, false); }
+int rtg_sleep_until_intr(uint64_t abs_mono_ns) { return sleep_until(abs_mono_ns, true); }
+int rtg_sleep_ns(uint64_t ns) { return sleep_until(rtg_mono_ns() + ns, false); }
+
+int rtg_clock_read_ns(enum rtg_clock_id id, uint64_t *ns)
+{
+    if (id != RTG_CLK_MONOTONIC)
+        return ENOTSUP; /* one clock: no wall time, no raw or boot variant */
+    *ns = rtg_mono_ns();
+    return 0;
+}
+
+int rtg_clock_resolution_ns(enum rtg_clock_id id, uint64_t *ns)
+{
+    if (id != RTG_CLK_MONOTONIC)
+        return ENOTSUP;
+    *ns = NS_PER_COUNT;
+    return 0;
+}
+
+int rtg_lock_memory(void) { return 0; }
+int rtg_unlock_memory(void) { return 0; }

@@ -1,0 +1,250 @@
+"""The catalogue on FreeRTOS, as firmware on QEMU's MPS2 AN385 board.
+
+Behaviour runs under --icount (instruction counting): the board's time is
+then a function of the instructions run, so timing-based verdicts (the RR
+slice) do not depend on how busy this machine is. No timing thresholds:
+verdicts, statuses, reasons, record shapes, and the equality of two runs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from probe_run import ROOT, validate
+
+from rtgauge.errors import UsageError
+from rtgauge.targets.freertos_qemu import BoardOptions, BoardRun, find_firmware, run_on_board
+
+# What FreeRTOS lacks, and the reason its skip gives.
+NOT_OFFERED = {
+    "TMR-P-LOAD": "needs processes, which the freertos OSAL does not offer",
+    "THR-P-BKG": "needs processes, which the freertos OSAL does not offer",
+    "PRC-P-NEW": "needs processes, which the freertos OSAL does not offer",
+    "SIG-P-LAT": "needs queued signals, which the freertos OSAL does not offer",
+    "MEM-P-FLT": "needs fresh page mappings, which the freertos OSAL does not offer",
+    "TMR-S-SUS": "a POSIX timer waited for with sigwaitinfo is not offered by this OS",
+}
+
+
+def _firmware(hooks: bool = False) -> Path:
+    if not shutil.which("qemu-system-arm"):
+        pytest.fail("qemu-system-arm missing: make deps-freertos")
+    return find_firmware(ROOT, hooks=hooks)
+
+
+def _run(
+    args: list[str], hooks: bool = False, icount: int | None = 4
+) -> tuple[BoardRun, list[Any]]:
+    run = BoardRun()
+    opts = BoardOptions(firmware=_firmware(hooks), icount=icount)
+    records = [json.loads(line) for line in run_on_board(opts, args, run)]
+    for r in records:
+        validate(r)
+    return run, records
+
+
+def _tests(records: list[Any]) -> dict[str, Any]:
+    return {r["id"]: r for r in records if r["record"] == "test"}
+
+
+def _verdicts(record: Any) -> dict[str, bool]:
+    return {v["name"]: v["pass"] for v in record["verdicts"]}
+
+
+@pytest.fixture(scope="module")
+def behaviour() -> tuple[BoardRun, list[Any]]:
+    """The whole catalogue, quick (about 30 s on the emulated board)."""
+    return _run(["--quick"])
+
+
+def test_the_system_record_says_freertos_and_how_it_is_configured(
+    behaviour: tuple[BoardRun, list[Any]],
+) -> None:
+    run, records = behaviour
+    assert run.error is None, (run.error, run.output_tail)
+    system = records[0]
+    assert system["record"] == "system" and records[-1]["record"] == "end"
+    assert system["host"]["os"] == "FreeRTOS"
+    rtos = system["rtos"]
+    assert rtos["kernel_version"] == "V11.2.0" and rtos["port"] == "GCC/ARM_CM3"
+    assert rtos["board"] == "mps2-an385" and rtos["heap"] == "heap_4"
+    assert rtos["tick_rate_hz"] == 1000
+    assert set(rtos["config"]) >= {"configUSE_PREEMPTION", "configUSE_TIME_SLICING"}
+    assert system["clock"]["source"] == "hw_counter"
+    virt = system["virtualization"]
+    assert virt["emulated"] is True and "-icount shift=4" in virt["vendor"]
+    assert rtos["icount_shift"] == 4
+    assert any("instruction counting" in w for w in system["warnings"])
+    for r in _tests(records).values():  # each test that ran says its timings are emulated
+        if r["status"] != "skipped":
+            assert any(n.startswith("emulated") for n in r["notes"]), r["id"]
+
+
+def test_thread_and_semaphore_behaviour_verdicts_pass(
+    behaviour: tuple[BoardRun, list[Any]],
+) -> None:
+    tests = _tests(behaviour[1])
+    for tid in ("THR-B-NEW", "THR-B-RR", "SEM-B-LCK", "SEM-B-REL"):
+        assert tests[tid]["status"] == "pass", (tid, tests[tid]["reason"], tests[tid]["verdicts"])
+        assert tests[tid]["verdicts"], tid
+    prio = _verdicts(tests["THR-B-PRIO"])
+    assert prio["higher_woken_preempts_at_once"] and prio["lower_woken_does_not_preempt"]
+
+
+def test_a_lowered_task_goes_to_the_tail_on_freertos(behaviour: tuple[BoardRun, list[Any]]) -> None:
+    """POSIX puts a thread that lowers its priority at the head of its new
+    level; vTaskPrioritySet puts it at the tail: a real difference, recorded."""
+    prio = _tests(behaviour[1])["THR-B-PRIO"]
+    lowered = [v for v in prio["verdicts"] if v["name"].startswith("lowered_thread_goes_to_head")]
+    assert lowered and all(not v["pass"] for v in lowered)
+    assert all(v["evidence"]["observed"] == "tail" for v in lowered)
+
+
+def test_inheritance_prevents_inversion_and_the_control_shows_it(
+    behaviour: tuple[BoardRun, list[Any]],
+) -> None:
+    arc = _tests(behaviour[1])["MUT-B-ARC"]
+    v = _verdicts(arc)
+    assert v["inherit.prevents_inversion"] is True
+    assert v["none.control_shows_inversion"] is True  # a binary semaphore: no inheritance
+    assert "protect.prevents_inversion" not in v  # not offered: a note, not a failed verdict
+    assert arc["info"]["protocols_offered"]["priority ceiling"] is False
+    assert "priority ceiling: not offered by this OS, no verdict" in arc["notes"]
+    assert arc["status"] == "pass"
+
+
+def test_the_control_alone_fails_prevention() -> None:
+    run, records = _run(["--quick", "--tests", "MUT-B-ARC", "--opt", "MUT-B-ARC.protocol=none"])
+    arc = _tests(records)["MUT-B-ARC"]
+    assert arc["status"] == "fail" and _verdicts(arc) == {"none.prevents_inversion": False}
+    assert run.exit_code == 1
+
+
+def test_urgent_messages_go_to_the_front_of_a_queue(behaviour: tuple[BoardRun, list[Any]]) -> None:
+    """xQueueSendToFront: urgent before normal, but each urgent one ahead of
+    the urgent ones before it (last in, first out within the class)."""
+    fil = _tests(behaviour[1])["MSG-P-FIL"]
+    verdict = next(v for v in fil["verdicts"] if v["name"] == "urgent_first.mq")
+    order = verdict["evidence"]["received_order_head"]
+    n_urgent = verdict["evidence"]["urgent_per_round"]
+    assert all(x.startswith("u") for x in order[:n_urgent])
+    assert order[:n_urgent] == [f"u{i}" for i in reversed(range(n_urgent))]
+    assert verdict["pass"] is False and "out of send order" in verdict["observed"]
+    assert [m for m in fil["metrics"] if m["name"].startswith("msg.fill_urgent.mq")]
+
+
+def test_every_test_ran_or_says_why_not(behaviour: tuple[BoardRun, list[Any]]) -> None:
+    run, records = behaviour
+    tests = _tests(records)
+    assert list(tests) == records[0]["run"]["tests"] and run.boots == 1
+    for tid, r in tests.items():
+        if tid in NOT_OFFERED:
+            assert (r["status"], r["reason"]) == ("skipped", NOT_OFFERED[tid])
+        elif r["status"] == "skipped":  # a newer topic FreeRTOS lacks: said so
+            assert "not offer" in r["reason"], (tid, r["reason"])
+        elif r["kind"] == "P":  # figures, or a failed verdict (MSG-P-FIL), never an error
+            assert r["status"] in ("ok", "fail"), (tid, r["reason"])
+            assert any(m["count"] > 0 for m in r["metrics"]), tid
+    assert run.exit_code == 1  # the verdicts FreeRTOS fails (above), no error
+
+
+def test_the_interrupt_figures_come_from_the_timer_interrupt(
+    behaviour: tuple[BoardRun, list[Any]],
+) -> None:
+    irq = _tests(behaviour[1])["IRQ-P-LAT"]
+    names = {m["name"] for m in irq["metrics"]}
+    assert names == {"irq.service.isr", "irq.task.sem_post_wake"}
+    assert irq["info"]["handler_context"] == "isr"
+
+
+def test_mechanisms_the_rtos_lacks_are_notes_not_errors(
+    behaviour: tuple[BoardRun, list[Any]],
+) -> None:
+    lat = _tests(behaviour[1])["MSG-P-LAT"]
+    assert {m["params"]["mechanism"] for m in lat["metrics"]} == {"mq"}
+    for mech in ("pipe", "sysv", "unix"):
+        assert f"{mech}: not offered by this OS, no figures" in lat["notes"]
+
+
+def test_two_icount_runs_give_identical_figures() -> None:
+    args = ["--quick", "--tests", "SEM-P-PNG,THR-P-PRE,CLK-P-RES"]
+    first, second = _run(args)[1], _run(args)[1]
+    a, b = _tests(first), _tests(second)
+    assert a and a.keys() == b.keys()
+    for tid in a:
+        assert a[tid]["metrics"] == b[tid]["metrics"], tid
+        assert a[tid]["duration_ms"] == b[tid]["duration_ms"], tid
+
+
+@pytest.mark.parametrize("mode", ["spin", "deaf"])
+def test_the_watchdog_ends_a_test_that_overruns(mode: str) -> None:
+    """spin: busy at the test priority, stops when asked; deaf: never looks
+    at the stop flag, so its tasks are deleted. Either way the board is
+    restarted for what comes next (here nothing: the hooks run last)."""
+    args = ["--tests", "SEM-B-LCK,DBG-P-HANG", "--opt", f"DBG-P-HANG.mode={mode}"]
+    run, records = _run(args, hooks=True)
+    tests = _tests(records)
+    hang = tests["DBG-P-HANG"]
+    assert hang["status"] == "error" and hang["reason"].startswith("watchdog:")
+    assert ("killed" in hang["reason"]) == (mode == "deaf")
+    assert tests["SEM-B-LCK"]["status"] == "pass"
+    assert records[-1]["record"] == "end" and records[-1]["errors"] == 1
+    assert run.exit_code == 3
+
+
+def test_after_a_kill_and_a_fault_the_board_restarts_and_nothing_is_lost() -> None:
+    """Run order is the catalogue's: SEM-B-REL, the hang (killed: the board
+    restarts), the crash (a MemManage fault at address 0, contained: its
+    task ends, the record names the fault; nothing follows it to restart for)."""
+    args = ["--tests", "DBG-P-CRASH,DBG-P-HANG,SEM-B-REL", "--opt", "DBG-P-HANG.mode=deaf"]
+    run, records = _run(args, hooks=True)
+    assert run.boots == 2 and run.restarts == ["DBG-P-HANG"]
+    assert [r["record"] for r in records].count("system") == 1
+    tests = _tests(records)
+    assert list(tests) == ["SEM-B-REL", "DBG-P-HANG", "DBG-P-CRASH"]
+    assert tests["SEM-B-REL"]["status"] == "pass"
+    assert "killed" in tests["DBG-P-HANG"]["reason"]
+    crash = tests["DBG-P-CRASH"]
+    assert crash["status"] == "error" and "MemManage fault" in crash["reason"]
+    end = records[-1]
+    assert end["record"] == "end" and end["status"] == "complete"
+    assert (end["tests"], end["passed"], end["errors"]) == (3, 1, 2)
+    assert run.exit_code == 3
+
+
+def test_bad_arguments_are_a_usage_error_from_the_firmware() -> None:
+    run = BoardRun()
+    opts = BoardOptions(firmware=_firmware())
+    assert list(run_on_board(opts, ["--tests", "NO-SUCH-TEST"], run)) == []
+    assert run.exit_code == 2 and run.error and "NO-SUCH-TEST" in run.error
+
+
+def test_a_firmware_that_does_not_boot_times_out_clearly(tmp_path: Path) -> None:
+    _firmware()
+    silent = tmp_path / "silent.elf"
+    silent.write_bytes(b"\0" * 4096)  # not an ELF: QEMU loads it raw and the CPU locks up
+    run = BoardRun()
+    opts = BoardOptions(firmware=silent, boot_timeout_s=3)
+    assert list(run_on_board(opts, ["--quick"], run)) == []
+    assert run.exit_code == 3 and run.error and "did not boot" in run.error
+
+
+def test_a_missing_firmware_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="firmware not found"):
+        list(run_on_board(BoardOptions(firmware=tmp_path / "none.elf"), [], BoardRun()))
+
+
+def test_rtgauge_run_stores_and_reports_a_freertos_run(cli: Any, tmp_path: Path) -> None:
+    _firmware()
+    code, out, err = cli(
+        "run", "--target", "freertos-qemu", "--icount", "--quick", "--tests", "SEM-B-LCK,PRC-P-NEW",
+        "--results-dir", str(tmp_path), "--no-report",
+    )  # fmt: skip
+    assert code == 0, err
+    bundle = json.loads(next(tmp_path.glob("*/*.json")).read_text())
+    assert bundle["target"]["kind"] == "freertos-qemu" and bundle["target"]["emulated"] is True
+    assert "SEM-B-LCK" in out and "needs processes" in out

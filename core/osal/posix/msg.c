@@ -705,7 +705,7 @@ int rtg_msg_sweep(int *removed)
         struct dirent *e;
         size_t pl = strlen(MQ_PREFIX) - 1;
         while ((e = readdir(d)) != NULL) {
-            if (strncmp(e->d_name, MQ_PREFIX + 1, pl) != 0)
+            if (strncmp(e->d_name, &MQ_PREFIX[1], pl) != 0)
                 continue;
             long pid = strtol(e->d_name + pl, NULL, 10);
             if (pid == (long)getpid() || pid_gone(pid)) {

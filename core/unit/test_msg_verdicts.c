@@ -1,6 +1,6 @@
 /* The MSG-P-FIL and SIG-P-LAT verdicts judge hand-made evidence: orders
  * that must pass and orders that must fail. */
-#include "rtg/msg_verdicts.h"
+#include "msg/msg_verdicts.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

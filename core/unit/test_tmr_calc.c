@@ -1,8 +1,8 @@
 /* The pure helpers of the TMR / CLK-P-DUR / IRQ tests, on hand-made data. */
 #include <stdlib.h>
 
-#include "rtg/tmr_calc.h"
-#include "rtg/tmr_wake.h"
+#include "tmr/tmr_calc.h"
+#include "tmr/tmr_wake.h"
 #include "unit.h"
 
 static void windows(void)

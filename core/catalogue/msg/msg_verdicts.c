@@ -1,5 +1,5 @@
 /* Verdicts of MSG-P-FIL and SIG-P-LAT: pure functions of the evidence. */
-#include "rtg/msg_verdicts.h"
+#include "msg_verdicts.h"
 
 #include <stdlib.h>
 

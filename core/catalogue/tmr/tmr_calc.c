@@ -1,5 +1,5 @@
-/* Pure helpers of the TMR / CLK / IRQ tests; see rtg/tmr_calc.h. */
-#include "rtg/tmr_calc.h"
+/* Pure helpers of the TMR / CLK / IRQ tests; see tmr_calc.h. */
+#include "tmr_calc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #include "rtg/osal_sig.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
-#include "msg/msg_verdicts.h" /* rtg_sig_judge_order */
+#include "sig_verdicts.h"
 
 #define NSIG_ORDER 4 /* signal numbers in the order phase */
 #define WAIT_NS (2ull * 1000000000ull)

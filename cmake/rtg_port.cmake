@@ -4,9 +4,11 @@
 #
 #   rtg_port_sources(<dir>...)    every .c of these directories of the port
 #                                 ("." for its own): a new file needs no edit
-#   rtg_port_uses(<part>...)      shared parts, directories of core/osal/:
+#   rtg_port_uses(<part>...)      shared parts, directories of core/osal/
+#                                 (or single files of them, none/proc.c):
 #                                   none         the topics a port without POSIX
-#                                                lacks, each call ENOTSUP
+#                                                lacks, each call ENOTSUP, one
+#                                                file per topic
 #                                   linux        the POSIX port's Linux extras
 #                                   cpu_counter  the measuring clock read from
 #                                                the CPU's counter (TSC, Arm's
@@ -37,11 +39,14 @@ endmacro()
 
 macro(rtg_port_uses)
   foreach(_rtg_part ${ARGN})
-    if(NOT IS_DIRECTORY ${RTG_OSAL_ROOT}/${_rtg_part})
+    if(IS_DIRECTORY ${RTG_OSAL_ROOT}/${_rtg_part})
+      file(GLOB _rtg_srcs CONFIGURE_DEPENDS ${RTG_OSAL_ROOT}/${_rtg_part}/*.c)
+      list(APPEND RTG_PORT_SOURCES ${_rtg_srcs})
+    elseif(_rtg_part MATCHES "\\.c$" AND EXISTS ${RTG_OSAL_ROOT}/${_rtg_part})
+      list(APPEND RTG_PORT_SOURCES ${RTG_OSAL_ROOT}/${_rtg_part})
+    else()
       message(FATAL_ERROR "core/osal/${RTG_PORT}/port.cmake: no shared part core/osal/${_rtg_part}")
     endif()
-    file(GLOB _rtg_srcs CONFIGURE_DEPENDS ${RTG_OSAL_ROOT}/${_rtg_part}/*.c)
-    list(APPEND RTG_PORT_SOURCES ${_rtg_srcs})
   endforeach()
 endmacro()
 

@@ -175,5 +175,9 @@ LAB_SET ?= default
 lab: deps deps-qemu probe probe-static venv $(if $(filter rtos,$(LAB_SET)),firmware)
 	$(RTGAUGE) lab --set $(LAB_SET) $(if $(QUICK),--quick) --deadline 100us $(ARGS)
 
+# Every build folder (build/, build-asan/, build-c11/, build-freertos/,
+# build-static/, the cross builds, build-fuzz/, a port's build-<name>/),
+# cargo's output beside the FreeRTOS kernel's manifest, and the venv.
 clean:
-	rm -rf $(BUILD) $(ASAN) $(VENV)
+	rm -rf $(BUILD) $(ASAN) $(C11) $(FREERTOS) $(wildcard build build-*) \
+	  core/osal/freertos/kernel/target $(VENV)

@@ -1,5 +1,5 @@
 /* CND verdicts from hand-made evidence: what must pass and what must fail. */
-#include "rtg/cnd_verdicts.h"
+#include "cnd/cnd_verdicts.h"
 #include "unit.h"
 
 int main(void)

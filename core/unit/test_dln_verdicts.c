@@ -1,7 +1,7 @@
 /* DLN verdicts from hand-made evidence: what must pass and what must fail. */
 #include <errno.h>
 
-#include "rtg/dln_verdicts.h"
+#include "dln/dln_verdicts.h"
 #include "unit.h"
 
 #define MS 1000000u

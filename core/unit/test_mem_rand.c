@@ -1,6 +1,6 @@
 /* MEM-P-ALC's size sequence is a pure function of the seed: the same on
  * every target, and the sizes stay within their class. */
-#include "rtg/mem_rand.h"
+#include "mem/mem_rand.h"
 #include "unit.h"
 
 int main(void)

@@ -1,5 +1,5 @@
 /* MUT-B-ARC verdicts from hand-made evidence: what must pass and fail. */
-#include "rtg/mut_verdicts.h"
+#include "mut/mut_verdicts.h"
 #include "unit.h"
 
 int main(void)

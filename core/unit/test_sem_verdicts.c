@@ -1,5 +1,5 @@
 /* SEM verdicts from hand-made evidence: what must pass and what must fail. */
-#include "rtg/sem_verdicts.h"
+#include "sem/sem_verdicts.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

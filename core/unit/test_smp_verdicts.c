@@ -1,5 +1,5 @@
 /* SMP verdicts from hand-made evidence: what must pass and what must fail. */
-#include "rtg/smp_verdicts.h"
+#include "smp/smp_verdicts.h"
 #include "unit.h"
 
 #define US 1000u

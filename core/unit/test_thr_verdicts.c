@@ -1,6 +1,6 @@
 /* THR verdicts fed with hand-made evidence: what a correct scheduler
  * produces must pass, and each kind of wrong behaviour must fail. */
-#include "rtg/thr_verdicts.h"
+#include "thr/thr_verdicts.h"
 #include "unit.h"
 
 #define MS 1000000ull

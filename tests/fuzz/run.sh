@@ -9,9 +9,10 @@ cc=$(command -v clang || command -v clang-14 || true)
 [ -n "$cc" ] || { echo "fuzz: clang is not installed (make deps-fuzz)" >&2; exit 2; }
 out=build-fuzz
 mkdir -p "$out"
+# The POSIX port on Linux as core/osal/posix/port.cmake names it.
 srcs="core/src/cli.c core/src/registry.c core/src/ctx.c core/src/stats.c core/src/hist.c
-      core/src/json.c core/src/metric.c core/src/blocks.c core/src/osal_names.c core/clock/clock.c
-      core/osal/posix/*.c core/osal/linux/*.c
+      core/src/json.c core/src/metric.c core/src/blocks.c
+      core/osal/*.c core/osal/posix/*.c core/osal/linux/*.c core/osal/cpu_counter/*.c
       $(find core/catalogue -name '*.c' -not -path '*/dbg/*' | sort)"
 # shellcheck disable=SC2086
 "$cc" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -1,5 +1,7 @@
 """Neither the catalogue nor the probe calls the operating system except
-through the OSAL.
+through the OSAL; the probe's base (statistics, histogram, blocks, metrics,
+JSON) calls nothing of the OSAL or the probe, so no two libraries depend on
+each other.
 
 Every undefined symbol of the compiled catalogue (core/catalogue/**) and of
 the probe itself (core/src: command line, registry, contexts, runner,
@@ -22,12 +24,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BUILDS = {"posix": ROOT / "build", "c11": ROOT / "build-c11"}
 # Where CMake puts each part's objects, and the objects looked for there.
+OSAL_OBJS = Path("CMakeFiles") / "rtg_osal.dir" / "core" / "osal"
+BASE_OBJS = Path("CMakeFiles") / "rtg_base.dir" / "core" / "src"
 PARTS = {
     "catalogue": (Path("CMakeFiles") / "rtg_catalogue_objs.dir" / "core" / "catalogue", "**/*.o"),
     "probe": (Path("CMakeFiles") / "rtg_probe_objs.dir" / "core" / "src", "*.o"),
     "probe main": (Path("CMakeFiles") / "rtgauge-probe.dir" / "core" / "src", "*.o"),
-    "probe base": (Path("CMakeFiles") / "rtg_base.dir" / "core" / "src", "*.o"),
-    "measuring clock": (Path("CMakeFiles") / "rtg_base.dir" / "core" / "clock", "*.o"),
+    "probe base": (BASE_OBJS, "*.o"),
+    "measuring clock": (OSAL_OBJS / "cpu_counter", "*.o"),
+    "names shared by every port": (OSAL_OBJS, "*.o"),
 }
 
 # ISO C (C11) library functions a test may call, and what the compiler emits
@@ -83,6 +88,39 @@ def test_reaches_the_os_only_through_the_osal(osal: str, part: str) -> None:
     assert bypasses(objects_of(BUILDS[osal], sub, pattern)) == {}, f"{part} calling the OS"
 
 
+def defined(objects: list[Path]) -> set[str]:
+    out = subprocess.run(
+        ["nm", "--defined-only", *map(str, objects)], capture_output=True, text=True, check=True
+    )
+    return {line.split()[-1] for line in out.stdout.splitlines() if len(line.split()) == 3}
+
+
+def calls_outside(objects: list[Path]) -> list[str]:
+    """The rtg_* functions these objects call that none of them defines."""
+    needed = {s for obj in objects for s in undefined(obj) if s.startswith("rtg_")}
+    return sorted(needed - defined(objects))
+
+
+@pytest.mark.parametrize("osal", sorted(BUILDS))
+def test_the_base_needs_nothing_of_the_port(osal: str) -> None:
+    """The base (statistics, histogram, blocks, metrics, JSON) calls nothing
+    of the port or the probe: the port builds on the base, never the other
+    way round, so the two libraries form no cycle."""
+    assert calls_outside(objects_of(BUILDS[osal], BASE_OBJS)) == []
+
+
+def test_the_base_check_catches_a_call_into_the_port(tmp_path: Path) -> None:
+    src = tmp_path / "base.c"
+    src.write_text(
+        "unsigned long rtg_mono_ns(void);\n"
+        "unsigned long rtg_base_f(void) { return rtg_mono_ns(); }\n"
+        "unsigned long rtg_base_g(void) { return rtg_base_f(); }\n"
+    )
+    obj = tmp_path / "base.o"
+    subprocess.run([os.environ.get("CC", "cc"), "-c", str(src), "-o", str(obj)], check=True)
+    assert calls_outside([obj]) == ["rtg_mono_ns"]
+
+
 @pytest.mark.parametrize("call", ["getpid()", "fork()", "waitpid(1, 0, 0)"])
 def test_the_check_catches_a_direct_call(tmp_path: Path, call: str) -> None:
     src = tmp_path / "bad.c"
@@ -97,9 +135,9 @@ def test_the_check_catches_a_direct_call(tmp_path: Path, call: str) -> None:
 
 
 def test_the_c11_osal_itself_uses_only_iso_c() -> None:
-    objects = objects_of(
-        BUILDS["c11"], Path("CMakeFiles") / "rtg_osal.dir" / "core" / "osal" / "c11"
-    )
+    """The port's own objects and the shared parts its port.cmake names
+    (core/osal/none, the CPU counter's clock, the names)."""
+    objects = objects_of(BUILDS["c11"], OSAL_OBJS, "**/*.o")
     beyond = {
         obj.name: sorted(
             s

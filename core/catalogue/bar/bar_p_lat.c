@@ -15,7 +15,6 @@
 #include "rtg/osal_barrier.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
-#include "thr/thr_perf.h" /* rtg_thr_params_int */
 
 #define BAR_MAX 64
 #define BOUND_NS (2000 * NS_PER_MS)
@@ -89,7 +88,7 @@ static int bar_case(struct rtg_ctx *ctx, int n, int64_t rounds)
     s->m = rtg_metric_new(ctx, "barrier.release.n%d", n);
     int rc = s->m ? 0 : ENOMEM;
     if (!rc) {
-        rtg_thr_params_int(s->m, "threads", n);
+        rtg_metric_params_int(s->m, "threads", n);
         rc = rtg_barrier_create(&s->b, (unsigned)n);
     }
     if (rc) {

@@ -7,7 +7,7 @@
 #include "rtg/osal.h"
 #include "rtg/osal_sys.h"
 #include "rtg/test.h"
-#include "rtg/tmr_calc.h"
+#include "clk_gaps.h"
 
 #define MAX_KEPT 1000000 /* gaps kept (time, duration) for the tick analysis */
 #define MIN_KEPT 10000   /* a small board keeps fewer: at least this many */

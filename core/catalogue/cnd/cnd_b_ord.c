@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtg/cnd_verdicts.h"
 #include "rtg/osal.h"
 #include "rtg/osal_cond.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "cnd_verdicts.h"
 
 #define CND_MAX 8
 #define WAIT_BOUND_NS (2000 * NS_PER_MS)

@@ -15,7 +15,6 @@
 #include "rtg/osal_cond.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
-#include "thr/thr_perf.h" /* rtg_thr_params_int */
 
 #define LAT_MAX_WAITERS 16
 #define BOUND_NS (2000 * NS_PER_MS)
@@ -86,7 +85,7 @@ static void *lat_sender(void *arg)
     if (!m)
         return NULL;
     if (s->n_waiters > 1) {
-        rtg_thr_params_int(m, "waiters", s->n_waiters);
+        rtg_metric_params_int(m, "waiters", s->n_waiters);
     }
     /* The waiters are higher: they are all inside the wait whenever this
      * thread runs, except at the start. */

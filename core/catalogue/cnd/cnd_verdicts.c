@@ -1,5 +1,5 @@
-/* CND behaviour verdicts (see rtg/cnd_verdicts.h): pure functions. */
-#include "rtg/cnd_verdicts.h"
+/* CND behaviour verdicts (see cnd_verdicts.h): pure functions. */
+#include "cnd_verdicts.h"
 
 int rtg_cnd_first_out_of_order(const int *order, size_t n, size_t n_waiters)
 {

@@ -75,3 +75,11 @@ void rtg_breathe(struct rtg_breather *b)
         b->since = rtg_mono_ns();
     }
 }
+
+void rtg_metric_params_int(struct rtg_metric *m, const char *key, int64_t v)
+{
+    rtg_json_reset(&m->params);
+    rtg_json_obj_begin(&m->params);
+    rtg_json_kint(&m->params, key, v);
+    rtg_json_obj_end(&m->params);
+}

@@ -1,6 +1,7 @@
 /* Helpers shared by the catalogue's families, written once: time
- * constants, the test threads' stack size and attributes, an event log
- * with time stamps, bounded busy waits. Only OSAL and public calls. */
+ * constants, the test threads' stack size and attributes, a metric's one
+ * parameter, an event log with time stamps, bounded busy waits. Only OSAL
+ * and public calls. */
 #ifndef RTG_CATALOGUE_COMMON_H
 #define RTG_CATALOGUE_COMMON_H
 #include <stdatomic.h>
@@ -28,6 +29,9 @@ enum rtg_policy rtg_rt_policy(const struct rtg_ctx *ctx);
 /* The test's hooks-only "fault" option (RTG_OPT_HOOKS) equals name; always
  * false in the shipped probe, where the option keeps its default "none". */
 bool rtg_fault_is(const struct rtg_ctx *ctx, const char *name);
+
+/* A metric's params: {key: v} (a figure set's one varying parameter). */
+void rtg_metric_params_int(struct rtg_metric *m, const char *key, int64_t v);
 
 /* Who ran when: one letter per event, its clock ticks beside it. */
 #define RTG_EV_MAX 15

@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtg/dln_verdicts.h"
 #include "rtg/osal.h"
 #include "rtg/osal_deadline.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
 #include "dln_common.h"
+#include "dln_verdicts.h"
 
 #define DLN_MAX_TASKS 64
 

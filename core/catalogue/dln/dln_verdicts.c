@@ -1,5 +1,5 @@
-/* DLN behaviour verdicts (see rtg/dln_verdicts.h): pure functions. */
-#include "rtg/dln_verdicts.h"
+/* DLN behaviour verdicts (see dln_verdicts.h): pure functions. */
+#include "dln_verdicts.h"
 
 static double util(const struct rtg_dln_ask *t)
 {

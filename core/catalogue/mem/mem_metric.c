@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "rtg/clock.h"
-#include "rtg/mem_rand.h"
 #include "rtg/osal.h"
 #include "rtg/osal_mem.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "mem_rand.h"
 
 struct rtg_metric *rtg_mem_metric_p(struct rtg_ctx *ctx, const char *name, const char *k1,
                                    const char *v1, const char *k2, uint64_t v2)

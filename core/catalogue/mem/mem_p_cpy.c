@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "rtg/clock.h"
-#include "rtg/mem_rand.h"
 #include "rtg/osal.h"
 #include "rtg/osal_mem.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
 #include "mem_metric.h"
+#include "mem_rand.h"
 
 enum cpy_op { OP_CPY_FWD, OP_CPY_BWD, OP_MOVE_UP, OP_MOVE_DOWN, OP_SET, NOPS };
 static const char *const OP_NAMES[NOPS] = {"memcpy_forward", "memcpy_backward", "memmove_up",

@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "rtg/clock.h"
-#include "rtg/mem_rand.h"
 #include "rtg/osal.h"
 #include "rtg/osal_mem.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
 #include "mem_metric.h"
+#include "mem_rand.h"
 
 struct flt_phase {
     struct rtg_metric *touch, *again, *map;

@@ -1,5 +1,5 @@
 /* splitmix64 (Steele, Lea, Flood 2014): a pure function of the seed. */
-#include "rtg/mem_rand.h"
+#include "mem_rand.h"
 
 void rtg_rand_seed(struct rtg_rand *r, uint64_t seed)
 {

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "rtg/clock.h"
-#include "rtg/msg_verdicts.h"
 #include "rtg/osal.h"
 #include "rtg/osal_msg.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "msg_verdicts.h"
 
 #include "msg_common.h"
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtg/mut_verdicts.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "mut_verdicts.h"
 
 #define MAX_ROUNDS 50
 

@@ -1,5 +1,5 @@
 /* MUT behaviour verdicts: pure functions, no OS call (see mut_verdicts.h). */
-#include "rtg/mut_verdicts.h"
+#include "mut_verdicts.h"
 
 enum rtg_mut_arc_outcome rtg_mut_arc_classify(const struct rtg_mut_arc_round *r)
 {

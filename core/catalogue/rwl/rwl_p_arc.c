@@ -16,7 +16,6 @@
 #include "rtg/osal_rwlock.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
-#include "thr/thr_perf.h" /* rtg_thr_params_int */
 
 #define RWL_MAX_READERS 16
 #define BOUND_NS (2000 * NS_PER_MS)
@@ -168,7 +167,7 @@ static int arc_run(struct rtg_ctx *ctx)
         rtg_rwlock_delete(a.lock);
         return rtg_fail_error(ctx, "out of memory");
     }
-    rtg_thr_params_int(m, "readers", a.k);
+    rtg_metric_params_int(m, "readers", a.k);
     atomic_init(&a.held, 0);
     atomic_init(&a.w_calling, false);
     atomic_init(&a.w_done, false);

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "rtg/osal.h"
-#include "rtg/sem_verdicts.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "sem_verdicts.h"
 
 struct wake_case {
     struct rtg_ctx *ctx;

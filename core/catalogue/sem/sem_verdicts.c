@@ -1,5 +1,5 @@
 /* SEM behaviour verdicts: pure functions, no OS call (see sem_verdicts.h). */
-#include "rtg/sem_verdicts.h"
+#include "sem_verdicts.h"
 
 #include <string.h>
 

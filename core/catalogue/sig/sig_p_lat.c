@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "rtg/clock.h"
-#include "rtg/msg_verdicts.h"
 #include "rtg/osal.h"
 #include "rtg/osal_sig.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "sig_verdicts.h"
 
 #define NSIG_ORDER 4 /* signal numbers in the order phase */
 #define WAIT_NS (2ull * 1000000000ull)

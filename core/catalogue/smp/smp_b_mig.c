@@ -15,9 +15,9 @@
 
 #include "rtg/osal.h"
 #include "rtg/osal_deadline.h"
-#include "rtg/smp_verdicts.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "smp_verdicts.h"
 
 #define SMP_MAX_THREADS 17
 #define SPAN_MAX 64

@@ -1,7 +1,7 @@
-/* SMP behaviour verdicts (see rtg/smp_verdicts.h): pure functions. */
+/* SMP behaviour verdicts (see smp_verdicts.h): pure functions. */
 #include <stdlib.h>
 
-#include "rtg/smp_verdicts.h"
+#include "smp_verdicts.h"
 
 static bool running_at(const struct rtg_smp_thread *t, uint64_t a, uint64_t b)
 {

@@ -11,9 +11,9 @@
 #include "rtg/clock.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
-#include "rtg/thr_verdicts.h"
 #include "common/catalogue.h"
 #include "thr_behav.h"
+#include "thr_verdicts.h"
 
 enum new_case { NEW_LOWER, NEW_SAME, NEW_HIGHER };
 

@@ -10,9 +10,9 @@
 #include "rtg/clock.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
-#include "rtg/thr_verdicts.h"
 #include "common/catalogue.h"
 #include "thr_behav.h"
+#include "thr_verdicts.h"
 
 struct wake_run {
     const struct rtg_ctx *ctx;

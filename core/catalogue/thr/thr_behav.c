@@ -11,8 +11,8 @@
 #include "rtg/clock.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
-#include "rtg/thr_verdicts.h"
 #include "common/catalogue.h"
+#include "thr_verdicts.h"
 
 enum rtg_policy rtg_thr_policy_opt(const struct rtg_ctx *ctx)
 {

@@ -64,8 +64,8 @@ static int bkg_run(struct rtg_ctx *ctx)
         free(cpus);
         return rtg_fail_error(ctx, "out of memory");
     }
-    rtg_thr_params_int(idle, "processes", 0);
-    rtg_thr_params_int(busy, "processes", nproc);
+    rtg_metric_params_int(idle, "processes", 0);
+    rtg_metric_params_int(busy, "processes", nproc);
     for (int i = 0; i < nproc; i++)
         cpus[i] = rtg_cpu_at(ctx, 0);
     s.m = idle;

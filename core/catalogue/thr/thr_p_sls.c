@@ -139,7 +139,7 @@ static int sls_run(struct rtg_ctx *ctx)
             rc = ENOMEM;
             break;
         }
-        rtg_thr_params_int(m, "threads", n);
+        rtg_metric_params_int(m, "threads", n);
         rtg_json_int(info, switches / n < 3 ? 3 : switches / n);
         rc = sls_one(ctx, n, switches, m, &created);
         if (rc) {

@@ -34,11 +34,3 @@ bool rtg_thr_need_levels(struct rtg_ctx *ctx, int below, int *rc)
     }
     return true;
 }
-
-void rtg_thr_params_int(struct rtg_metric *m, const char *key, int64_t v)
-{
-    rtg_json_reset(&m->params);
-    rtg_json_obj_begin(&m->params);
-    rtg_json_kint(&m->params, key, v);
-    rtg_json_obj_end(&m->params);
-}

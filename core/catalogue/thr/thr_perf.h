@@ -20,7 +20,5 @@ int rtg_thr_spawn(const struct rtg_ctx *ctx, rtg_thread_t *t, int prio, rtg_thre
 void rtg_thr_note_no_rt(struct rtg_ctx *ctx);
 /* Whether --prio leaves `below` levels under it; if not, *rc = rtg_skip(...). */
 bool rtg_thr_need_levels(struct rtg_ctx *ctx, int below, int *rc);
-/* The metric's params: {key: v}. */
-void rtg_thr_params_int(struct rtg_metric *m, const char *key, int64_t v);
 
 #endif

@@ -1,8 +1,8 @@
-/* THR behaviour verdicts (see rtg/thr_verdicts.h): pure functions. */
+/* THR behaviour verdicts (see thr_verdicts.h): pure functions. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtg/thr_verdicts.h"
+#include "thr_verdicts.h"
 
 /* Index of the first occurrence of c in log, or -1. */
 static int at(const char *log, char c)

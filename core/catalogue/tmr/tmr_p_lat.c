@@ -9,7 +9,7 @@
 #include "rtg/osal.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
-#include "rtg/tmr_wake.h"
+#include "tmr_wake.h"
 
 struct cpu_run {
     struct rtg_ctx *ctx;

@@ -9,8 +9,8 @@
 #include "rtg/osal.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
-#include "rtg/tmr_calc.h"
-#include "rtg/tmr_wake.h"
+#include "tmr_calc.h"
+#include "tmr_wake.h"
 
 #define N_PHASES (1 + RTG_LOAD_KINDS) /* idle, then every load */
 #define WINDOW_NS 100000000ull         /* 100 ms */

@@ -6,7 +6,7 @@
 #include "rtg/osal.h"
 #include "rtg/osal_timer.h"
 #include "rtg/test.h"
-#include "rtg/tmr_calc.h"
+#include "tmr_calc.h"
 
 struct try_result {
     uint64_t period_ns, expirations, misses, overruns, late;

@@ -1,5 +1,5 @@
-/* The periodic wake-up loop of TMR-P-LAT and TMR-P-LOAD (rtg/tmr_wake.h). */
-#include "rtg/tmr_wake.h"
+/* The periodic wake-up loop of TMR-P-LAT and TMR-P-LOAD (tmr_wake.h). */
+#include "tmr_wake.h"
 
 #include <errno.h>
 #include <string.h>

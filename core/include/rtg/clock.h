@@ -1,7 +1,10 @@
 /* The measuring clock: the fastest trustworthy counter of the target
  * (invariant TSC on x86-64, the virtual counter on aarch64), calibrated
- * against CLOCK_MONOTONIC; clock_gettime otherwise; a mock for unit tests.
- * Read ticks in the hot path, convert deltas to ns afterwards. */
+ * against the port's monotonic time; that time otherwise; a mock for unit
+ * tests. Read ticks in the hot path, convert deltas to ns afterwards. The
+ * port provides the out-of-line functions: the CPU's counter
+ * (core/osal/cpu_counter/clock.c) or its own (core/osal/freertos/clock.c),
+ * as its port.cmake says. */
 #ifndef RTG_CLOCK_H
 #define RTG_CLOCK_H
 #include <stdint.h>

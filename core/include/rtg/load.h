@@ -2,9 +2,10 @@
  * counts what it does, so "under load" is a measured condition.
  *
  * This is an OSAL topic (processes, memory mapping, files, sockets): the
- * POSIX implementation is core/osal/posix/load*.c; a port without
- * processes leaves it out and marks TMR-P-LOAD unavailable. Calls return 0
- * or an errno value.
+ * implementation is Linux's, core/osal/linux/load.c; a port without
+ * processes takes core/osal/none/load.c (ENOTSUP) and leaves
+ * RTG_OFFERS_PROCESSES clear, so the runner skips TMR-P-LOAD and
+ * THR-P-BKG. Calls return 0 or an errno value.
  *
  * Load processes never outlive the test: each is killed (SIGKILL) when the
  * thread that started it exits, so start them from the test's main

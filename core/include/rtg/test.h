@@ -38,7 +38,11 @@ struct rtg_test_desc {
     char kind;         /* 'B', 'P' or 'S' */
     const struct rtg_option *options;
     size_t n_options;
-    /* Runs in a child process; returns 0, or -1 after rtg_fail_error/skip. */
+    /* Runs isolated from the runner, as the port isolates a test
+     * (rtg/osal_isolate.h): a forked child process on POSIX, a thread of
+     * its own on c11, a fresh task on FreeRTOS. It may share the runner's
+     * address space or not, so it relies on neither. Returns 0, or -1
+     * after rtg_fail_error/skip. */
     int (*run)(struct rtg_ctx *ctx);
     /* Watchdog bound in seconds for these options; NULL: 30 s. */
     double (*bound_s)(const struct rtg_ctx *ctx);

@@ -1,6 +1,7 @@
 /* Faults. A fault in thread mode that the runner claims (a test task's,
- * see fw/isolate.c) is contained: the faulting task resumes, in thread
- * mode, at the address the runner gives, and the fault is named to it.
+ * see core/osal/freertos/isolate.c) is contained: the faulting task
+ * resumes, in thread mode, at the address the runner gives, and the fault
+ * is named to it.
  * Any other fault (in an interrupt, in the kernel, in the runner itself,
  * or with a broken exception frame) ends the board: a framed FAULT line
  * names it, then RESTART, then exit code 3. */

@@ -1,6 +1,6 @@
 /* FreeRTOS configuration of the rtgauge firmware (MPS2 AN385, Cortex-M3,
  * 25 MHz). The values that change behaviour are reported in the system
- * record (fw/sysinfo.c): keep the two in step. */
+ * record (core/osal/freertos/sysinfo.c): keep the two in step. */
 #ifndef FREERTOS_CONFIG_H
 #define FREERTOS_CONFIG_H
 

@@ -1,5 +1,6 @@
 /* MUT behaviour verdicts: pure functions of the evidence MUT-B-ARC records
- * (core/tests/mut_verdicts.c), unit-tested in core/unit/test_mut_verdicts.c. */
+ * (core/catalogue/mut/mut_verdicts.c), unit-tested in
+ * core/unit/test_mut_verdicts.c. */
 #ifndef RTG_MUT_VERDICTS_H
 #define RTG_MUT_VERDICTS_H
 #include <stdbool.h>

@@ -1,17 +1,11 @@
-/* The newer OSAL topics on FreeRTOS: condition variables (a counting
- * semaphore and a waiter count, over an rtg_mutex_t), the timed mutex (the timed
- * queue receive is in msg.c). Reader-writer locks, barriers, deadline
- * scheduling and CPU sets are not offered: rtg_osal_offers() leaves their
- * bits clear and the calls say ENOTSUP. Timed waits end on a 1 ms tick. */
+/* Condition variables on FreeRTOS, which has none: a counting semaphore
+ * and a waiter count, over an rtg_mutex_t. A timed wait ends on the 1 ms
+ * tick, rounded up (rtg_fr_ticks_until). */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "fr_internal.h"
-#include "rtg/osal_barrier.h"
 #include "rtg/osal_cond.h"
-#include "rtg/osal_deadline.h"
-#include "rtg/osal_rwlock.h"
-#include "rtg/osal_timed.h"
 #include "semphr.h"
 
 struct rtg_cond {
@@ -77,17 +71,4 @@ int rtg_cond_broadcast(struct rtg_cond *c)
     while (n--)
         xSemaphoreGive(c->wake);
     return 0;
-}
-
-int rtg_mutex_lock_until(rtg_mutex_t *m, uint64_t deadline_ns)
-{
-    return xSemaphoreTake((SemaphoreHandle_t)m->handle, rtg_fr_ticks_until(deadline_ns)) == pdTRUE
-               ? 0
-               : ETIMEDOUT;
-}
-
-const char *rtg_timed_clock(const char *primitive)
-{
-    (void)primitive;
-    return "FreeRTOS tick (1 ms)";
 }

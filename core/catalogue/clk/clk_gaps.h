@@ -1,24 +1,11 @@
-/* Pure helpers of the TMR / CLK-P-DUR / IRQ tests (unit-tested in
- * core/unit/test_tmr_calc.c): the windowed-maximum series, gap
- * classification, the timer-period search. No OS calls. */
-#ifndef RTG_TMR_CALC_H
-#define RTG_TMR_CALC_H
-#include <stdbool.h>
+/* CLK-P-DUR's analysis of the gaps in its clock-reading loop
+ * (core/catalogue/clk/clk_gaps.c, unit-tested in core/unit/test_clk_gaps.c):
+ * gap classification, the periodic sources among the gaps and which one is
+ * the tick. No OS calls. */
+#ifndef RTG_CLK_GAPS_H
+#define RTG_CLK_GAPS_H
 #include <stddef.h>
 #include <stdint.h>
-
-/* ---- latency over time: the maximum per window ---- */
-#define RTG_WIN_EMPTY UINT64_MAX
-struct rtg_win_series {
-    uint64_t window_ns;
-    size_t n;       /* windows available */
-    uint64_t *max;  /* n entries, RTG_WIN_EMPTY where no sample fell */
-    uint64_t dropped; /* samples past the last window */
-};
-/* buf: n entries owned by the caller. */
-void rtg_win_init(struct rtg_win_series *s, uint64_t *buf, size_t n, uint64_t window_ns);
-/* A sample of value v taken at t_ns (from the series' origin). */
-void rtg_win_add(struct rtg_win_series *s, uint64_t t_ns, uint64_t v);
 
 /* ---- CLK-P-DUR: what a gap in the clock-reading loop is ---- */
 enum rtg_gap_kind { RTG_GAP_NONE, RTG_GAP_KERNEL, RTG_GAP_THROTTLE };
@@ -27,17 +14,6 @@ enum rtg_gap_kind { RTG_GAP_NONE, RTG_GAP_KERNEL, RTG_GAP_THROTTLE };
 enum rtg_gap_kind rtg_gap_classify(uint64_t gap_ns, uint64_t threshold_ns, uint64_t throttle_ns);
 /* Median of v[0..n) (sorts v in place); 0 when n == 0. */
 uint64_t rtg_median_u64(uint64_t *v, size_t n);
-
-/* ---- TMR-S-SUS ---- */
-/* The next period to try below period_ns on the 1-2-5 ladder (1 ms,
- * 500 us, 200 us, 100 us, ... 1 us); 0 when below min_ns. */
-uint64_t rtg_sus_next_period(uint64_t period_ns, uint64_t min_ns);
-/* Missed expiries of one wake-up: the expiries beyond the first it
- * accounts for (overrun, timerfd count > 1), or 1 when the wake-up came
- * later than one period after its expiry and no overrun says so. */
-uint64_t rtg_sus_misses(uint64_t expirations, uint64_t late_ns, uint64_t period_ns);
-
-
 
 /* ---- CLK-P-DUR: the strongest periodic component among the gaps ---- */
 /* at[0..n): gap times in ns, increasing. The period in [min_p, max_p] that
@@ -81,4 +57,5 @@ size_t rtg_periodic_find(const uint64_t *at, const uint64_t *dur, size_t n,
  * hz, the closest one if several do; -1 when none does or hz is unknown
  * (<= 0). The tick is the kernel's HZ, not merely the strongest period. */
 int rtg_periodic_tick(const struct rtg_periodic *c, size_t n, double hz, double tol);
+
 #endif

@@ -1,5 +1,6 @@
 /* SEM behaviour verdicts: pure functions of the evidence the tests record
- * (core/tests/sem_verdicts.c), unit-tested in core/unit/test_sem_verdicts.c. */
+ * (core/catalogue/sem/sem_verdicts.c), unit-tested in
+ * core/unit/test_sem_verdicts.c. */
 #ifndef RTG_SEM_VERDICTS_H
 #define RTG_SEM_VERDICTS_H
 #include <stdbool.h>

@@ -1,6 +1,7 @@
-/* THR behaviour verdicts: pure functions of the evidence the tests record
- * (core/tests/thr_behav.c), unit-tested in core/unit/test_thr_verdicts.c
- * with evidence that must pass and evidence that must fail. */
+/* THR behaviour verdicts (core/catalogue/thr/thr_verdicts.c): pure
+ * functions of the evidence the tests record (thr_behav.c), unit-tested in
+ * core/unit/test_thr_verdicts.c with evidence that must pass and evidence
+ * that must fail. */
 #ifndef RTG_THR_VERDICTS_H
 #define RTG_THR_VERDICTS_H
 #include <stdbool.h>

@@ -1,6 +1,9 @@
-/* Choosing and calibrating the measuring clock. */
-/* The reference clock, the sleeps and the CPU's flags come from the OSAL,
- * so the clock is as portable as the tests that use it. */
+/* The measuring clock read from the CPU's counter (the invariant TSC on
+ * x86, the virtual counter on aarch64): choosing and calibrating it. A part
+ * shared by the ports that name it in their port.cmake (posix, c11); a port
+ * with a clock of its own provides these functions itself (freertos). The
+ * calibration reference, the fallback, the sleeps and the CPU's flags come
+ * from the port's OSAL calls, so this file is as portable as the tests. */
 #include <math.h>
 #include <stdbool.h>
 

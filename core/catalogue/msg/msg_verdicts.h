@@ -1,0 +1,30 @@
+/* The MSG verdict (core/catalogue/msg/msg_verdicts.c): a pure function of
+ * the recorded evidence (what was received, in which order) and nothing
+ * else, so the unit test (core/unit/test_msg_verdicts.c) can hand it
+ * evidence that must fail. */
+#ifndef RTG_MSG_VERDICTS_H
+#define RTG_MSG_VERDICTS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One received message of MSG-P-FIL's urgent phase. */
+struct rtg_msg_rx {
+    bool urgent;  /* sent with the urgent priority */
+    uint32_t seq; /* send order within its class (0, 1, ...) */
+};
+
+struct rtg_urgent_result {
+    bool pass;
+    size_t first_violation; /* index of the first out-of-place message, or n */
+    size_t urgent_seen, normal_seen;
+    const char *why; /* short reason when failing ("" when passing) */
+};
+
+/* Urgent messages are received first: every urgent message before every
+ * normal one, each class in its send order (FIFO), nothing lost or
+ * repeated: n_urgent urgent and n_normal normal messages received. */
+struct rtg_urgent_result rtg_msg_urgent_first(const struct rtg_msg_rx *rx, size_t n,
+                                              size_t n_urgent, size_t n_normal);
+
+#endif

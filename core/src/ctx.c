@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,29 +12,6 @@
 
 #include "rtg/osal.h"
 #include "rtg_private/registry.h"
-
-static volatile sig_atomic_t stop_reason;
-
-void rtg_stop_set(int why)
-{
-    if (!stop_reason)
-        stop_reason = why;
-}
-
-void rtg_stop_clear(void)
-{
-    stop_reason = RTG_STOP_NONE;
-}
-
-int rtg_stop_reason(void)
-{
-    return stop_reason;
-}
-
-bool rtg_stop_requested(void)
-{
-    return stop_reason != 0;
-}
 
 static int choice_index(const char *choices, const char *value, char *out, size_t outlen)
 {

@@ -12,6 +12,7 @@
 #include "rtg/clock.h"
 #include "rtg/osal.h"
 #include "rtg/osal_isolate.h"
+#include "rtg/stop.h"
 #include "rtg_private/ctx.h"
 #include "rtg_private/registry.h"
 #include "rtg_private/sysinfo.h"

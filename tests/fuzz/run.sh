@@ -10,7 +10,8 @@ cc=$(command -v clang || command -v clang-14 || true)
 out=build-fuzz
 mkdir -p "$out"
 srcs="core/src/cli.c core/src/registry.c core/src/ctx.c core/src/stats.c core/src/hist.c
-      core/src/json.c core/src/metric.c core/src/blocks.c core/src/osal_names.c core/clock/clock.c
+      core/src/json.c core/src/metric.c core/src/blocks.c core/src/osal_names.c core/src/stop.c
+      core/clock/clock.c
       core/osal/posix/*.c core/osal/linux/*.c
       $(find core/catalogue -name '*.c' -not -path '*/dbg/*' | sort)"
 # shellcheck disable=SC2086

@@ -51,8 +51,4 @@ const char *rtg_status_name(enum rtg_status st);
 void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, double duration_ms,
                   struct rtg_json *out);
 
-/* The stop request the port made (rtg_stop_set, rtg/osal_isolate.h):
- * RTG_STOP_NONE, RTG_STOP_INTERRUPTED or RTG_STOP_OVERRAN. */
-int rtg_stop_reason(void);
-
 #endif

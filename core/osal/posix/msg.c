@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "janitor.h"
 #include "posix_os.h"
 #include "rtg/osal_msg.h"
 #include "rtg/osal_timed.h"
@@ -174,80 +175,65 @@ static int pipe_create(struct rtg_msg_chan *c, size_t size)
 
 /* ---- System V queues ---- */
 
-/* A System V queue outlives a SIGKILL of its creator. A janitor process in
- * its own session (so a kill of the probe's process group misses it) is
- * told each queue's id as it is created and removed, over a pipe whose
- * write end only this process (and its forked peers) hold; at EOF (normal
- * end, crash or kill alike) it removes the queues still listed and exits.
- * rtg_msg_sweep remains for a janitor that could not be started. */
+/* A System V queue outlives a SIGKILL of its creator. A janitor
+ * (janitor.h) is told each queue's id as it is created and removed; at the
+ * end of its creator (and of the creator's forked peers), however it comes,
+ * it removes the queues still listed. One per process, started with the
+ * first queue. rtg_msg_sweep remains for a janitor that could not be
+ * started. */
 #define JANITOR_MAX 256
 struct jrec {
     char op; /* '+' created, '-' removed */
     int id;
 };
-static int janitor_fd = -1;
-static long janitor_owner;
-
-static void janitor(int rfd)
-{
-    setsid();
-    for (int fd = 0; fd < 1024; fd++)
-        if (fd != rfd)
-            close(fd);
+/* The queues still listed: the janitor's own copy is the one it keeps. */
+struct listed {
     int ids[JANITOR_MAX];
-    size_t n = 0;
+    size_t n;
+};
+static struct listed listed;
+static struct rtg_px_janitor sysv_janitor = {.fd = -1};
+
+static void janitor_note(void *state, const void *note)
+{
+    struct listed *l = state;
     struct jrec r;
-    for (;;) {
-        ssize_t got = read(rfd, &r, sizeof r);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got != (ssize_t)sizeof r)
-            break; /* EOF: the owner and its peers are gone */
-        if (r.op == '+' && n < JANITOR_MAX) {
-            ids[n++] = r.id;
-        } else if (r.op == '-') {
-            for (size_t i = 0; i < n; i++)
-                if (ids[i] == r.id) {
-                    ids[i] = ids[--n];
-                    break;
-                }
-        }
+    memcpy(&r, note, sizeof r);
+    if (r.op == '+' && l->n < JANITOR_MAX) {
+        l->ids[l->n++] = r.id;
+    } else if (r.op == '-') {
+        for (size_t i = 0; i < l->n; i++)
+            if (l->ids[i] == r.id) {
+                l->ids[i] = l->ids[--l->n];
+                break;
+            }
     }
-    for (size_t i = 0; i < n; i++)
-        msgctl(ids[i], IPC_RMID, NULL);
-    _exit(0);
+}
+
+static void janitor_cleanup(void *state)
+{
+    struct listed *l = state;
+    for (size_t i = 0; i < l->n; i++)
+        msgctl(l->ids[i], IPC_RMID, NULL);
 }
 
 static void janitor_tell(char op, int id)
 {
-    if (janitor_owner != (long)getpid()) { /* none yet in this process */
+    if (sysv_janitor.owner != (long)getpid()) { /* none yet in this process */
         if (op != '+')
             return;
-        int fds[2];
-        if (pipe2(fds, O_CLOEXEC))
-            return;
-        pid_t mid = fork();
-        if (mid == 0) {
-            if (fork() == 0) /* the janitor, re-parented at once */
-                janitor(fds[0]);
-            _exit(0);
-        }
-        close(fds[0]);
-        if (mid < 0) {
-            close(fds[1]);
-            return;
-        }
-        waitpid(mid, NULL, 0);
         /* an fd inherited from a parent's janitor stays open: it keeps
          * that janitor waiting while this process may use its queues */
-        janitor_fd = fds[1];
-        janitor_owner = (long)getpid();
+        const struct rtg_px_janitor_job job = {.note_size = sizeof(struct jrec),
+                                               .note = janitor_note,
+                                               .cleanup = janitor_cleanup,
+                                               .state = &listed};
+        listed.n = 0;
+        if (rtg_px_janitor_start(&sysv_janitor, &job, true))
+            return;
     }
     struct jrec r = {.op = op, .id = id};
-    ssize_t w;
-    do
-        w = write(janitor_fd, &r, sizeof r); /* atomic: below PIPE_BUF */
-    while (w < 0 && errno == EINTR);
+    rtg_px_janitor_tell(&sysv_janitor, &r, sizeof r);
 }
 
 static void sysv_remove(int id)

@@ -10,9 +10,10 @@ cc=$(command -v clang || command -v clang-14 || true)
 out=build-fuzz
 mkdir -p "$out"
 srcs="core/src/cli.c core/src/registry.c core/src/test_context.c core/src/test_options.c
-      core/src/test_record.c core/src/stats.c core/src/hist.c core/src/json.c core/src/metric.c
-      core/src/blocks.c core/src/osal_names.c core/src/stop.c core/src/sys_facts.c
-      core/clock/clock.c core/osal/posix/*.c core/osal/linux/*.c
+      core/src/test_record.c core/src/msg_calls.c core/src/stats.c core/src/hist.c
+      core/src/json.c core/src/metric.c core/src/blocks.c core/src/osal_names.c
+      core/src/stop.c core/src/sys_facts.c core/clock/clock.c
+      core/osal/posix/*.c core/osal/linux/*.c
       $(find core/catalogue -name '*.c' -not -path '*/dbg/*' | sort)"
 # shellcheck disable=SC2086
 "$cc" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -71,13 +71,6 @@ int rtg_mutex_lock_until(rtg_mutex_t *m, uint64_t deadline_ns)
     return rtg_c11_errno(mtx_timedlock(&m->mutex, &until));
 }
 
-int rtg_msg_recv_until(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len,
-                       unsigned *prio, uint64_t deadline_ns)
-{
-    (void)c, (void)buf, (void)cap, (void)len, (void)prio, (void)deadline_ns;
-    return ENOTSUP;
-}
-
 const char *rtg_timed_clock(const char *primitive)
 {
     (void)primitive;

@@ -1,7 +1,8 @@
-/* Message channels (rtg/osal_msg.h) on POSIX: the calls every mechanism
- * shares -- opening, the checks before a send or a receive, the wait
- * bound, abort and close -- dispatched to the mechanism's own file
- * (msg_internal.h). */
+/* Message channels (rtg/osal_msg.h) on POSIX: what every mechanism shares
+ * -- opening, the checks before a send or a receive, the wait bound, abort
+ * and close -- dispatched to the mechanism's own file (msg_internal.h).
+ * The calls tests make are core/src/msg_calls.c's, over the port's one
+ * send and one receive here. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 
 #include "msg_internal.h"
-#include "rtg/osal_timed.h"
 
 #define DEFAULT_WAIT_NS (5ull * 1000000000ull)
 
@@ -19,17 +19,6 @@ static const struct rtg_px_msg_ops *const mechs[RTG_MSG_NMECH] = {
     [RTG_MSG_SYSV] = &rtg_px_msg_sysv,
     [RTG_MSG_UNIX] = &rtg_px_msg_unix,
 };
-
-const char *rtg_msg_mech_name(enum rtg_msg_mech m)
-{
-    switch (m) {
-    case RTG_MSG_MQ: return "mq";
-    case RTG_MSG_PIPE: return "pipe";
-    case RTG_MSG_SYSV: return "sysv";
-    case RTG_MSG_UNIX: return "unix";
-    default: return "?";
-    }
-}
 
 long rtg_px_read_long(const char *path)
 {
@@ -93,7 +82,8 @@ void rtg_msg_set_wait_ns(struct rtg_msg_chan *c, uint64_t ns)
         mechs[c->mech]->wait_changed(c);
 }
 
-static int do_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio, bool wait)
+int rtg_msg_port_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio,
+                      enum rtg_msg_wait wait)
 {
     if (c->aborted)
         return ECANCELED;
@@ -103,69 +93,23 @@ static int do_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned
         prio = 0;
     else if (prio > c->caps.prio_max)
         return EINVAL;
-    return mechs[c->mech]->send(c, buf, len, prio, wait);
+    return mechs[c->mech]->send(c, buf, len, prio, wait == RTG_MSG_WAIT);
 }
 
-int rtg_msg_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio)
+/* A receive until a deadline is native on POSIX message queues only. */
+int rtg_msg_port_recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio,
+                      enum rtg_msg_wait wait, uint64_t deadline_ns)
 {
-    return do_send(c, buf, len, prio, true);
-}
-
-int rtg_msg_send_try(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio)
-{
-    return do_send(c, buf, len, prio, false);
-}
-
-static int do_recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio,
-                   bool wait)
-{
-    if (c->aborted)
-        return ECANCELED;
-    if (cap < c->caps.msg_size)
-        return EMSGSIZE;
-    unsigned pr = 0;
-    size_t got = 0;
-    int rc = mechs[c->mech]->recv(c, buf, cap, &got, &pr, wait);
-    if (rc)
-        return rc;
-    if (len)
-        *len = got;
-    if (prio)
-        *prio = pr;
-    return 0;
-}
-
-int rtg_msg_recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio)
-{
-    return do_recv(c, buf, cap, len, prio, true);
-}
-
-int rtg_msg_recv_try(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio)
-{
-    return do_recv(c, buf, cap, len, prio, false);
-}
-
-/* A receive bounded by an absolute deadline (osal_timed.h): native on
- * POSIX message queues only. */
-int rtg_msg_recv_until(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len,
-                       unsigned *prio, uint64_t deadline_ns)
-{
-    if (!mechs[c->mech]->recv_until)
+    const struct rtg_px_msg_ops *m = mechs[c->mech];
+    if (wait == RTG_MSG_UNTIL && !m->recv_until)
         return ENOTSUP;
     if (c->aborted)
         return ECANCELED;
     if (cap < c->caps.msg_size)
         return EMSGSIZE;
-    unsigned pr = 0;
-    size_t got = 0;
-    int rc = mechs[c->mech]->recv_until(c, buf, cap, &got, &pr, deadline_ns);
-    if (rc)
-        return rc;
-    if (len)
-        *len = got;
-    if (prio)
-        *prio = pr;
-    return 0;
+    if (wait == RTG_MSG_UNTIL)
+        return m->recv_until(c, buf, cap, len, prio, deadline_ns);
+    return m->recv(c, buf, cap, len, prio, wait == RTG_MSG_WAIT);
 }
 
 void rtg_msg_abort(struct rtg_msg_chan *c)

@@ -8,7 +8,8 @@ get_filename_component(RTG_ROOT ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
 # build on it.
 set(RTG_BASE_SOURCES
   ${RTG_ROOT}/core/src/stats.c ${RTG_ROOT}/core/src/hist.c ${RTG_ROOT}/core/src/json.c
-  ${RTG_ROOT}/core/src/metric.c ${RTG_ROOT}/core/src/blocks.c)
+  ${RTG_ROOT}/core/src/metric.c ${RTG_ROOT}/core/src/blocks.c ${RTG_ROOT}/core/src/stop.c
+  ${RTG_ROOT}/core/src/sys_facts.c)
 
 # The probe's private part: every other file of core/src (command line,
 # registry, contexts, runner policy, system record), portable C, but the

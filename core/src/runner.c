@@ -12,9 +12,10 @@
 #include "rtg/clock.h"
 #include "rtg/osal.h"
 #include "rtg/osal_isolate.h"
+#include "rtg/stop.h"
 #include "rtg_private/ctx.h"
 #include "rtg_private/registry.h"
-#include "rtg_private/sysinfo.h"
+#include "rtg_private/system_record.h"
 #include "rtg_private/version.h"
 
 static double bound_s(const struct rtg_ctx *ctx)
@@ -231,7 +232,7 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
 
     struct rtg_json j;
     rtg_json_init(&j);
-    rtg_sysinfo_emit(&j, argc, argv, cfg, &priv);
+    rtg_system_record_emit(&j, argc, argv, cfg, &priv);
     rtg_json_raw_value(&j, "\n", 1);
     emit_line(&rs, j.buf, j.len);
 

@@ -10,8 +10,9 @@ cc=$(command -v clang || command -v clang-14 || true)
 out=build-fuzz
 mkdir -p "$out"
 # The POSIX port on Linux as core/osal/posix/port.cmake names it.
-srcs="core/src/cli.c core/src/registry.c core/src/ctx.c core/src/stats.c core/src/hist.c
-      core/src/json.c core/src/metric.c core/src/blocks.c
+srcs="core/src/cli.c core/src/registry.c core/src/test_context.c core/src/test_options.c
+      core/src/test_record.c core/src/msg_calls.c core/src/stats.c core/src/hist.c
+      core/src/json.c core/src/metric.c core/src/blocks.c core/src/stop.c core/src/sys_facts.c
       core/osal/*.c core/osal/posix/*.c core/osal/linux/*.c core/osal/cpu_counter/*.c
       $(find core/catalogue -name '*.c' -not -path '*/dbg/*' | sort)"
 # shellcheck disable=SC2086

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "rtg/stop.h" /* the stop request the port sets: rtg_stop_set, rtg_stop_clear */
+
 /* ---- the run ---- */
 
 /* What the port changed for the run and holds until rtg_isolate_end. */
@@ -109,16 +111,5 @@ struct rtg_isolated_outcome {
 #define RTG_ISOLATE_GRACE_S 3.0
 int rtg_isolate_run(const struct rtg_isolated_test *t, double bound_s,
                     struct rtg_isolated_outcome *o);
-
-/* ---- provided by the runner, called by the port ---- */
-
-/* Stop requests, as rtg_stop_requested() (rtg/test.h) reports them to the
- * test: set from the isolated context (a signal handler on POSIX, the
- * watchdog on a thread port); async-signal-safe. */
-enum { RTG_STOP_NONE = 0, RTG_STOP_INTERRUPTED = 1, RTG_STOP_OVERRAN = 2 };
-void rtg_stop_set(int why);
-/* Forgets a stop request: a port whose tests share the runner's memory
- * calls it before starting the next test. */
-void rtg_stop_clear(void);
 
 #endif

@@ -87,4 +87,23 @@ int rtg_peer_kill(struct rtg_peer *p);
 
 /* Memory shared with forked peers: rtg_shared_alloc (rtg/osal_proc.h). */
 
+/* ---- provided by the port: its one send and one receive ----
+ * rtg_msg_send, rtg_msg_send_try, rtg_msg_recv, rtg_msg_recv_try and
+ * rtg_msg_recv_until (rtg/osal_timed.h) are written once over these
+ * (core/src/msg_calls.c); rtg_msg_mech_name once for every port
+ * (core/src/osal_names.c). Tests use the calls above. */
+enum rtg_msg_wait {
+    RTG_MSG_NO_WAIT, /* at once: EAGAIN when full (send) or empty (receive) */
+    RTG_MSG_WAIT,    /* up to the channel's wait bound (rtg_msg_set_wait_ns) */
+    RTG_MSG_UNTIL,   /* receive only: up to an absolute CLOCK_MONOTONIC deadline,
+                        ENOTSUP where the mechanism has no timed receive */
+};
+/* Sends len bytes of priority prio; wait is RTG_MSG_NO_WAIT or RTG_MSG_WAIT. */
+int rtg_msg_port_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio,
+                      enum rtg_msg_wait wait);
+/* Receives one message into buf; *len and *prio are never NULL here.
+ * deadline_ns counts with RTG_MSG_UNTIL only. */
+int rtg_msg_port_recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio,
+                      enum rtg_msg_wait wait, uint64_t deadline_ns);
+
 #endif

@@ -1,14 +1,30 @@
 /* System facts: what a port tells the system record about the target, and
- * what the probe can obtain there. The runner writes the record
- * (core/src/sysinfo.c) and calls these for the OS-specific parts; a fact
- * the port cannot read is null (or the documented "unknown"), never a
- * guess. Linux: core/osal/linux/sysinfo.c; ISO C11: core/osal/c11/sysinfo.c. */
+ * what the probe can obtain there. The port hands over facts as plain
+ * values; the probe writes every key of the record, once
+ * (core/src/system_record.c). A fact the port cannot read stays unknown and
+ * is written null (or, for the few strings the record always carries, the
+ * word "unknown"): never a guess. Linux: core/osal/linux/sysinfo.c; ISO C11:
+ * core/osal/c11/sysinfo.c; FreeRTOS: core/osal/freertos/sysinfo.c.
+ *
+ * How the facts are shaped, and why:
+ * - The facts every record has (host, kernel, cpu, clock) are typed fields
+ *   of group structs, each group one object of the record. The writer names
+ *   each key once, so no port can misspell or forget one, and a port fills
+ *   only what it can read: the caller zeroes struct rtg_sys_facts, and a
+ *   field left zero is unknown (null). A fact added to a group later is
+ *   therefore null on every port until a port fills it.
+ * - Facts only some ports have (an RTOS's configuration, a board's clock
+ *   resolution; next, Linux's real-time audit: isolation, IRQ affinities,
+ *   idle states, THP, watchdogs, kernel options ...) are named facts in a
+ *   list (struct rtg_sys_extra): a dotted path and a typed value. A port
+ *   adds them without a change to this interface or to any other port; the
+ *   writer places "clock.x" inside "clock", and a fact of a group the
+ *   record does not have ("rtos.name") in that group after "kernel". */
 #ifndef RTG_OSAL_SYS_H
 #define RTG_OSAL_SYS_H
 #include <stdbool.h>
 #include <stddef.h>
-
-#include "rtg/json.h"
+#include <stdint.h>
 
 struct rtg_privileges {
     long euid; /* effective user id; -1 where the OS has none */
@@ -43,18 +59,127 @@ void rtg_sys_hypervisor_vendor(char *out, size_t n);
  * *source "unknown" when neither can be had. */
 double rtg_sys_tick_hz(int cpu, const char **source);
 
-/* Parts of the system record, each written into the open object j. */
-/* "host": {hostname, os, os_pretty_name, release, version, machine} */
-void rtg_sys_emit_host(struct rtg_json *j);
-/* "kernel": {preempt_model, preempt_dynamic, preempt_source, realtime,
- * hz_config, hz_measured (measured on cpu), cmdline, isolcpus, nohz_full,
- * rt_runtime_us, rt_period_us} */
-void rtg_sys_emit_kernel(struct rtg_json *j, int cpu);
-/* Inside "cpu": the keys model, online, configured, governor. */
-void rtg_sys_emit_cpu_facts(struct rtg_json *j);
-/* Inside "clock": the key kernel_clocksource. */
-void rtg_sys_emit_clock_facts(struct rtg_json *j);
-/* Into the open "warnings" array: the port's own warnings (strings). */
-void rtg_sys_emit_warnings(struct rtg_json *j);
+/* ---- the facts of the system record ---- */
+
+#define RTG_SYS_TEXT_MAX 1024 /* a longer text is cut (the kernel's cmdline) */
+
+/* One fact of each JSON type; known false (zero) writes null. */
+struct rtg_sys_text {
+    bool known;
+    char v[RTG_SYS_TEXT_MAX]; /* may be known and empty ("" is a value) */
+};
+struct rtg_sys_int {
+    bool known;
+    int64_t v;
+};
+struct rtg_sys_num {
+    bool known;
+    double v;
+};
+struct rtg_sys_bool {
+    bool known;
+    bool v;
+};
+
+/* "host". The record always has these strings: an unknown one is written
+ * "unknown". */
+struct rtg_sys_host {
+    struct rtg_sys_text hostname, os, release, version, machine;
+    struct rtg_sys_text os_pretty_name; /* null when unknown */
+};
+
+/* "kernel". */
+struct rtg_sys_kernel {
+    struct rtg_sys_text preempt_model;  /* "rt", "full", "lazy", "voluntary", "none" */
+    struct rtg_sys_bool preempt_dynamic;
+    struct rtg_sys_text preempt_source; /* where the model was read */
+    struct rtg_sys_bool realtime;
+    struct rtg_sys_int hz_config;       /* the configured tick rate */
+    struct rtg_sys_num hz_measured;     /* counted on the run's first CPU */
+    struct rtg_sys_text cmdline, isolcpus, nohz_full;
+    struct rtg_sys_int rt_runtime_us, rt_period_us; /* RT throttling */
+};
+
+/* "cpu" (the probe adds "selected"). online and configured are always
+ * known: a port that cannot count says 1. */
+struct rtg_sys_cpu {
+    struct rtg_sys_text model;
+    int64_t online, configured;
+    struct rtg_sys_text governor;
+};
+
+/* "clock" (the probe adds its own clock's source and calibration). */
+struct rtg_sys_clock {
+    struct rtg_sys_text kernel_clocksource;
+};
+
+/* A named fact beyond the groups (see the top of this file). */
+enum rtg_sys_fact_type {
+    RTG_FACT_NULL,
+    RTG_FACT_BOOL,
+    RTG_FACT_INT,
+    RTG_FACT_UINT,
+    RTG_FACT_NUM,
+    RTG_FACT_TEXT,
+};
+#define RTG_SYS_FACT_TEXT_MAX 256
+struct rtg_sys_fact {
+    /* Where it goes: object names and the key, joined by dots
+     * ("rtos.config.configUSE_PREEMPTION"); a string that outlives the
+     * record (a literal). Facts of one object are listed together. */
+    const char *path;
+    enum rtg_sys_fact_type type;
+    union {
+        bool b;
+        int64_t i;
+        uint64_t u;
+        double d;
+    } v;
+    char text[RTG_SYS_FACT_TEXT_MAX]; /* RTG_FACT_TEXT */
+};
+#define RTG_SYS_EXTRA_MAX 64
+struct rtg_sys_extra {
+    size_t n;
+    size_t dropped; /* facts beyond RTG_SYS_EXTRA_MAX: the record says so */
+    struct rtg_sys_fact facts[RTG_SYS_EXTRA_MAX];
+};
+
+/* The port's own warnings: what makes figures on this target less
+ * trustworthy (Linux: frequency scaling). */
+#define RTG_SYS_WARNINGS_MAX 8
+struct rtg_sys_warnings {
+    size_t n;
+    char text[RTG_SYS_WARNINGS_MAX][256];
+};
+
+struct rtg_sys_facts {
+    struct rtg_sys_host host;
+    struct rtg_sys_kernel kernel;
+    struct rtg_sys_cpu cpu;
+    struct rtg_sys_clock clock;
+    struct rtg_sys_extra extra;
+    struct rtg_sys_warnings warnings;
+};
+
+/* Fills *f, zeroed by the caller, with what the port can read; cpu is the
+ * run's first CPU (where hz_measured is counted). Called once, before the
+ * first test. */
+void rtg_sys_facts(int cpu, struct rtg_sys_facts *f);
+
+/* Helpers for a port filling its facts (core/src/sys_facts.c, in the base
+ * library below the port): a text that does not fit its field is cut. */
+void rtg_sys_text_set(struct rtg_sys_text *t, const char *s);
+/* Adds a named fact; NULL (and counted in dropped) when the list is full.
+ * The rtg_sys_extra_* forms add one of each type (RTG_FACT_NULL: a fact
+ * named but unknown, through rtg_sys_extra_add). */
+struct rtg_sys_fact *rtg_sys_extra_add(struct rtg_sys_extra *x, const char *path,
+                                       enum rtg_sys_fact_type type);
+void rtg_sys_extra_text(struct rtg_sys_extra *x, const char *path, const char *s);
+void rtg_sys_extra_bool(struct rtg_sys_extra *x, const char *path, bool v);
+void rtg_sys_extra_int(struct rtg_sys_extra *x, const char *path, int64_t v);
+void rtg_sys_extra_uint(struct rtg_sys_extra *x, const char *path, uint64_t v);
+void rtg_sys_extra_num(struct rtg_sys_extra *x, const char *path, double v);
+/* Adds a warning; beyond RTG_SYS_WARNINGS_MAX, the rest are left out. */
+void rtg_sys_warning(struct rtg_sys_warnings *w, const char *s);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "rtg/json.h"
 #include "rtg/metric.h"
+#include "rtg/stop.h"
 
 enum rtg_opt_type { RTG_OPT_INT, RTG_OPT_FLOAT, RTG_OPT_ENUM };
 
@@ -71,9 +72,8 @@ int rtg_cpu_at(const struct rtg_ctx *ctx, size_t i);
  * obtained for this test; when not, threads run SCHED_OTHER and say so. */
 int rtg_prio(const struct rtg_ctx *ctx);
 bool rtg_rt_ok(const struct rtg_ctx *ctx);
-/* Set by SIGINT/SIGTERM or the time limit: loops must check it and stop,
- * keeping what they measured. */
-bool rtg_stop_requested(void);
+/* rtg_stop_requested() (rtg/stop.h): set by SIGINT/SIGTERM or the time
+ * limit; loops must check it and stop, keeping what they measured. */
 /* Nanoseconds since this test started (CLOCK_MONOTONIC). */
 uint64_t rtg_test_elapsed_ns(const struct rtg_ctx *ctx);
 

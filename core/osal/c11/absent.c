@@ -14,11 +14,6 @@
 unsigned rtg_osal_offers(void) { return 0; }
 
 /* ---- message channels and peers ---- */
-const char *rtg_msg_mech_name(enum rtg_msg_mech m)
-{
-    (void)m;
-    return "none";
-}
 int rtg_msg_open(struct rtg_msg_chan **c, enum rtg_msg_mech mech, size_t msg_size,
                  size_t capacity, bool want_prio, struct rtg_msg_caps *caps)
 {
@@ -30,23 +25,17 @@ const struct rtg_msg_caps *rtg_msg_caps(const struct rtg_msg_chan *c)
     (void)c;
     return NULL;
 }
-int rtg_msg_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio)
+int rtg_msg_port_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio,
+                      enum rtg_msg_wait wait)
 {
-    (void)c, (void)buf, (void)len, (void)prio;
+    (void)c, (void)buf, (void)len, (void)prio, (void)wait;
     return ENOTSUP;
 }
-int rtg_msg_send_try(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio)
+int rtg_msg_port_recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio,
+                      enum rtg_msg_wait wait, uint64_t deadline_ns)
 {
-    return rtg_msg_send(c, buf, len, prio);
-}
-int rtg_msg_recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio)
-{
-    (void)c, (void)buf, (void)cap, (void)len, (void)prio;
+    (void)c, (void)buf, (void)cap, (void)len, (void)prio, (void)wait, (void)deadline_ns;
     return ENOTSUP;
-}
-int rtg_msg_recv_try(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio)
-{
-    return rtg_msg_recv(c, buf, cap, len, prio);
 }
 void rtg_msg_set_wait_ns(struct rtg_msg_chan *c, uint64_t ns) { (void)c, (void)ns; }
 void rtg_msg_abort(struct rtg_msg_chan *c) { (void)c; }

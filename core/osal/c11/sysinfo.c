@@ -1,7 +1,7 @@
 /* System facts in ISO C11 (rtg/osal_sys.h): ISO C cannot ask the OS about
- * itself, so the host is "unknown", every kernel fact is null, and no
- * privilege is obtained (the port offers no real-time priority, no memory
- * locking, no affinity), each with the reason. */
+ * itself, so the host is "unknown", every kernel fact is null (left
+ * unknown), and no privilege is obtained (the port offers no real-time
+ * priority, no memory locking, no affinity), each with the reason. */
 #include <stdio.h>
 
 #include "rtg/osal.h"
@@ -34,19 +34,6 @@ void rtg_sys_hypervisor_vendor(char *out, size_t n)
         out[0] = '\0';
 }
 
-void rtg_sys_emit_host(struct rtg_json *j)
-{
-    rtg_json_key(j, "host");
-    rtg_json_obj_begin(j);
-    rtg_json_kstr(j, "hostname", "unknown");
-    rtg_json_kstr(j, "os", "unknown");
-    rtg_json_knull(j, "os_pretty_name");
-    rtg_json_kstr(j, "release", "unknown");
-    rtg_json_kstr(j, "version", "unknown");
-    rtg_json_kstr(j, "machine", RTG_OSAL_NAME);
-    rtg_json_obj_end(j);
-}
-
 double rtg_sys_tick_hz(int cpu, const char **source)
 {
     (void)cpu;
@@ -54,34 +41,14 @@ double rtg_sys_tick_hz(int cpu, const char **source)
     return 0;
 }
 
-void rtg_sys_emit_kernel(struct rtg_json *j, int cpu)
+/* Only what the port itself knows: its name as the machine, and the CPUs
+ * it was told of. Everything else stays unknown. */
+void rtg_sys_facts(int cpu, struct rtg_sys_facts *f)
 {
     (void)cpu;
-    static const char *const keys[] = {"preempt_model", "preempt_dynamic", "preempt_source",
-                                       "realtime",      "hz_config",       "hz_measured",
-                                       "cmdline",       "isolcpus",        "nohz_full",
-                                       "rt_runtime_us", "rt_period_us"};
-    rtg_json_key(j, "kernel");
-    rtg_json_obj_begin(j);
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        rtg_json_knull(j, keys[i]);
-    rtg_json_obj_end(j);
-}
-
-void rtg_sys_emit_cpu_facts(struct rtg_json *j)
-{
-    rtg_json_knull(j, "model");
-    rtg_json_kint(j, "online", rtg_cpu_count_configured());
-    rtg_json_kint(j, "configured", rtg_cpu_count_configured());
-    rtg_json_knull(j, "governor");
-}
-
-void rtg_sys_emit_clock_facts(struct rtg_json *j)
-{
-    rtg_json_knull(j, "kernel_clocksource");
-}
-
-void rtg_sys_emit_warnings(struct rtg_json *j)
-{
-    rtg_json_str(j, "ISO C11 port: the host, kernel and virtualisation are unknown (a hypervisor is reported as absent)");
+    rtg_sys_text_set(&f->host.machine, RTG_OSAL_NAME);
+    f->cpu.online = rtg_cpu_count_configured();
+    f->cpu.configured = rtg_cpu_count_configured();
+    rtg_sys_warning(&f->warnings, "ISO C11 port: the host, kernel and virtualisation are unknown "
+                                  "(a hypervisor is reported as absent)");
 }

@@ -2,7 +2,9 @@
  * RTG_MSG_MQ is a FreeRTOS queue whose items carry the length; priority 0
  * is sent to the back (xQueueSendToBack), any higher priority to the front
  * (xQueueSendToFront), so "urgent first" is FreeRTOS's own. Pipes, System
- * V queues and sockets do not exist here: ENOTSUP. Peers are tasks. */
+ * V queues and sockets do not exist here: ENOTSUP. Peers are tasks. The
+ * calls tests make are core/src/msg_calls.c's, over the one send and one
+ * receive here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +32,6 @@ struct rtg_msg_chan {
     uint8_t *item, *rx_item; /* one item of scratch per direction */
     SemaphoreHandle_t item_lock, rx_lock;
 };
-
-const char *rtg_msg_mech_name(enum rtg_msg_mech m)
-{
-    switch (m) {
-    case RTG_MSG_MQ: return "mq";
-    case RTG_MSG_PIPE: return "pipe";
-    case RTG_MSG_SYSV: return "sysv";
-    case RTG_MSG_UNIX: return "unix";
-    default: return "?";
-    }
-}
 
 int rtg_msg_open(struct rtg_msg_chan **out, enum rtg_msg_mech mech, size_t msg_size,
                  size_t capacity, bool want_prio, struct rtg_msg_caps *caps)
@@ -83,11 +74,11 @@ const struct rtg_msg_caps *rtg_msg_caps(const struct rtg_msg_chan *c) { return &
 void rtg_msg_set_wait_ns(struct rtg_msg_chan *c, uint64_t ns) { c->wait_ns = ns; }
 
 /* One queue operation, retried in slices of POLL_TICKS until it succeeds,
- * the channel is aborted or its wait bound passes (blocking); once
+ * the channel is aborted or the deadline passes (blocking); once
  * otherwise. item is what to send, or where to receive. */
-static int queue_op(struct rtg_msg_chan *c, bool receive, bool front, uint8_t *item, bool block)
+static int queue_op(struct rtg_msg_chan *c, bool receive, bool front, uint8_t *item, bool block,
+                    uint64_t deadline)
 {
-    uint64_t deadline = rtg_mono_ns() + c->wait_ns;
     for (;;) {
         TickType_t t = 0;
         if (block) {
@@ -110,7 +101,8 @@ static int queue_op(struct rtg_msg_chan *c, bool receive, bool front, uint8_t *i
 
 /* An item is the length and priority, then the message: built in the
  * channel's send scratch item (under its lock), copied by the queue. */
-static int send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio, bool block)
+int rtg_msg_port_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio,
+                      enum rtg_msg_wait wait)
 {
     if (c->aborted)
         return ECANCELED;
@@ -120,61 +112,32 @@ static int send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned pr
     struct item_head h = {(uint32_t)len, prio};
     memcpy(c->item, &h, sizeof h);
     memcpy(c->item + sizeof h, buf, len);
-    int rc = queue_op(c, false, prio > 0, c->item, block);
+    int rc = queue_op(c, false, prio > 0, c->item, wait != RTG_MSG_NO_WAIT,
+                      rtg_mono_ns() + c->wait_ns);
     xSemaphoreGive(c->item_lock);
     return rc;
 }
 
-int rtg_msg_send(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio)
-{
-    return send(c, buf, len, prio, true);
-}
-
-int rtg_msg_send_try(struct rtg_msg_chan *c, const void *buf, size_t len, unsigned prio)
-{
-    return send(c, buf, len, prio, false);
-}
-
-static int recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio,
-                bool block)
+/* A receive until a deadline is the channel's bounded receive with that
+ * deadline instead of its bound. */
+int rtg_msg_port_recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio,
+                      enum rtg_msg_wait wait, uint64_t deadline_ns)
 {
     if (c->aborted)
         return ECANCELED;
     if (cap < c->caps.msg_size)
         return EMSGSIZE;
     xSemaphoreTake(c->rx_lock, portMAX_DELAY);
-    int rc = queue_op(c, true, false, c->rx_item, block);
+    uint64_t deadline = wait == RTG_MSG_UNTIL ? deadline_ns : rtg_mono_ns() + c->wait_ns;
+    int rc = queue_op(c, true, false, c->rx_item, wait != RTG_MSG_NO_WAIT, deadline);
     if (rc == 0) {
         struct item_head h;
         memcpy(&h, c->rx_item, sizeof h);
         memcpy(buf, c->rx_item + sizeof h, h.len);
-        if (len)
-            *len = h.len;
-        if (prio)
-            *prio = h.prio;
+        *len = h.len;
+        *prio = h.prio;
     }
     xSemaphoreGive(c->rx_lock);
-    return rc;
-}
-
-int rtg_msg_recv(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio)
-{
-    return recv(c, buf, cap, len, prio, true);
-}
-
-int rtg_msg_recv_try(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len, unsigned *prio)
-{
-    return recv(c, buf, cap, len, prio, false);
-}
-
-/* A receive bounded by an absolute deadline instead of the channel's bound. */
-int rtg_msg_recv_until(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *len,
-                       unsigned *prio, uint64_t deadline_ns)
-{
-    uint64_t bound = c->wait_ns, now = rtg_mono_ns();
-    c->wait_ns = deadline_ns > now ? deadline_ns - now : 0;
-    int rc = recv(c, buf, cap, len, prio, true);
-    c->wait_ns = bound;
     return rc;
 }
 

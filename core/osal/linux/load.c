@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "../posix/janitor.h"
 #include "load_internal.h"
 
 static const char *const names[RTG_LOAD_KINDS] = {"cpu",     "memory", "fileio", "fork",
@@ -321,46 +322,28 @@ bool rtg_load_tool_present(enum rtg_load_tool tool)
 static void remove_tree(const char *path, int depth);
 
 /* A scratch directory outlives a SIGKILL of the whole probe unless someone
- * else removes it: a janitor process in its own session (so a kill of the
- * probe's process group misses it) waits for the write end of a pipe that
- * only the test side holds; at EOF (normal end, crash or kill alike) it
- * removes the directory and exits. */
+ * else removes it: a janitor (janitor.h), the test side's child, removes it
+ * when the test side and the load processes it forked are gone. */
 #define SCRATCH_MAX 4
 static struct {
     char path[4096];
-    int fd;
-    pid_t janitor;
+    struct rtg_px_janitor janitor;
 } scratch[SCRATCH_MAX];
 
-static void janitor(int rfd, const char *path)
+static void remove_scratch(void *path)
 {
-    setsid();
-    for (int fd = 0; fd < 1024; fd++)
-        if (fd != rfd)
-            close(fd);
-    char c;
-    while (read(rfd, &c, 1) != 0) /* EOF: every holder of the write end is gone */
-        if (errno != EINTR)
-            break;
     remove_tree(path, 0);
-    _exit(0);
 }
 
-static void start_janitor(const char *path)
+static void start_janitor(char *path)
 {
-    int fds[2];
     size_t slot = 0;
     while (slot < SCRATCH_MAX && scratch[slot].path[0])
         slot++;
-    if (slot == SCRATCH_MAX || pipe2(fds, O_CLOEXEC))
+    const struct rtg_px_janitor_job job = {.cleanup = remove_scratch, .state = path};
+    if (slot == SCRATCH_MAX || rtg_px_janitor_start(&scratch[slot].janitor, &job, false))
         return; /* no janitor: a SIGKILL may leave the directory behind */
-    pid_t pid = fork();
-    if (pid == 0)
-        janitor(fds[0], path);
-    close(fds[0]);
     snprintf(scratch[slot].path, sizeof scratch[slot].path, "%s", path);
-    scratch[slot].fd = fds[1];
-    scratch[slot].janitor = pid;
 }
 
 int rtg_scratch_create(char *path, size_t n)
@@ -402,16 +385,10 @@ int rtg_scratch_remove(const char *path)
     remove_tree(path, 0);
     for (size_t i = 0; i < SCRATCH_MAX; i++)
         if (scratch[i].path[0] && strcmp(scratch[i].path, path) == 0) {
-            close(scratch[i].fd); /* the janitor finds nothing left and exits */
             scratch[i].path[0] = '\0';
-            /* Reap it (bounded: it exits as soon as the last holder of the
-             * pipe, a load process, is gone). */
-            for (int t = 0; t < 2000 && scratch[i].janitor > 0; t++) {
-                if (waitpid(scratch[i].janitor, NULL, WNOHANG) != 0)
-                    break;
-                struct timespec ts = {0, 5000000};
-                nanosleep(&ts, NULL);
-            }
+            /* Bounded: it exits as soon as the last holder of the pipe, a
+             * load process, is gone. */
+            rtg_px_janitor_release(&scratch[i].janitor, 10000);
         }
     return access(path, F_OK) == 0 ? EBUSY : 0;
 }

@@ -1,6 +1,6 @@
 /* System facts on Linux (rtg/osal_sys.h): /proc, /sys, cpuid,
- * /proc/config.gz, the measured HZ. Every field the probe cannot read is
- * null: never a guess. */
+ * /proc/config.gz, the measured HZ. A fact the probe cannot read stays
+ * unknown (null in the record): never a guess. */
 #define _GNU_SOURCE
 #include "rtg/osal_sys.h"
 
@@ -39,26 +39,22 @@ static bool read_line(const char *path, char *buf, size_t n)
     return true;
 }
 
-static void kfile(struct rtg_json *j, const char *key, const char *path)
+/* A text fact from the first line of a file; unknown if unreadable. */
+static void text_file(struct rtg_sys_text *t, const char *path)
 {
-    char buf[1024];
-    if (read_line(path, buf, sizeof buf))
-        rtg_json_kstr(j, key, buf);
-    else
-        rtg_json_knull(j, key);
+    t->known = read_line(path, t->v, sizeof t->v);
 }
 
-static void kfile_int(struct rtg_json *j, const char *key, const char *path)
+/* An integer fact from the first line of a file; unknown if unreadable or
+ * not a number. */
+static void int_file(struct rtg_sys_int *v, const char *path)
 {
     char buf[64], *end;
     if (read_line(path, buf, sizeof buf)) {
-        long long v = strtoll(buf, &end, 10);
-        if (end != buf) {
-            rtg_json_kint(j, key, v);
-            return;
-        }
+        long long x = strtoll(buf, &end, 10);
+        if (end != buf)
+            *v = (struct rtg_sys_int){.known = true, .v = x};
     }
-    rtg_json_knull(j, key);
 }
 
 /* Value of "key: value" in /proc/cpuinfo-like files. */
@@ -172,7 +168,7 @@ static const char *const preempt_names[] = {"none", "voluntary", "full", "lazy"}
 /* Preemption model: /sys/kernel/realtime, then debugfs (the current
  * model is the one in parentheses), then preempt= on the command line,
  * then the kernel configuration; null when none of them tells. */
-static void preempt_model(struct rtg_json *j, const struct utsname *u)
+static void preempt_model(struct rtg_sys_kernel *k, const struct utsname *u)
 {
     char buf[4096];
     const char *model = NULL, *source = NULL;
@@ -215,17 +211,17 @@ static void preempt_model(struct rtg_json *j, const struct utsname *u)
         model = "full";
         source = "uname -v";
     }
-    rtg_json_kstr(j, "preempt_model", model);
-    rtg_json_kbool(j, "preempt_dynamic", dynamic);
-    rtg_json_kstr(j, "preempt_source", source);
+    if (model)
+        rtg_sys_text_set(&k->preempt_model, model);
+    k->preempt_dynamic = (struct rtg_sys_bool){.known = true, .v = dynamic};
+    if (source)
+        rtg_sys_text_set(&k->preempt_source, source);
+    bool realtime = model && strcmp(model, "rt") == 0;
     if (read_line("/sys/kernel/realtime", buf, sizeof buf))
-        rtg_json_kbool(j, "realtime", strcmp(buf, "1") == 0);
-    else
-        rtg_json_kbool(j, "realtime", model && strcmp(model, "rt") == 0);
+        realtime = strcmp(buf, "1") == 0;
+    k->realtime = (struct rtg_sys_bool){.known = true, .v = realtime};
     if (kconfig(u->release, "HZ", buf, sizeof buf))
-        rtg_json_kint(j, "hz_config", atoi(buf));
-    else
-        rtg_json_knull(j, "hz_config");
+        k->hz_config = (struct rtg_sys_int){.known = true, .v = atoi(buf)};
 }
 
 /* Ticks per second on a busy CPU, from the local timer interrupt count
@@ -393,69 +389,59 @@ void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
         sched_setaffinity(0, sizeof old, &old);
 }
 
-void rtg_sys_emit_host(struct rtg_json *j)
+static void host_facts(struct rtg_sys_host *h, const struct utsname *u)
 {
-    struct utsname un, *u = &un;
-    if (uname(u) != 0)
-        memset(u, 0, sizeof *u);
-    char buf[512];
-    rtg_json_key(j, "host");
-    rtg_json_obj_begin(j);
-    rtg_json_kstr(j, "hostname", u->nodename);
-    rtg_json_kstr(j, "os", u->sysname);
-    rtg_json_kstr(j, "os_pretty_name", os_pretty_name(buf, sizeof buf) ? buf : NULL);
-    rtg_json_kstr(j, "release", u->release);
-    rtg_json_kstr(j, "version", u->version);
-    rtg_json_kstr(j, "machine", u->machine);
-    rtg_json_obj_end(j);
+    rtg_sys_text_set(&h->hostname, u->nodename);
+    rtg_sys_text_set(&h->os, u->sysname);
+    h->os_pretty_name.known = os_pretty_name(h->os_pretty_name.v, sizeof h->os_pretty_name.v);
+    rtg_sys_text_set(&h->release, u->release);
+    rtg_sys_text_set(&h->version, u->version);
+    rtg_sys_text_set(&h->machine, u->machine);
 }
 
-void rtg_sys_emit_kernel(struct rtg_json *j, int cpu)
+static void kernel_facts(struct rtg_sys_kernel *k, const struct utsname *u, int cpu)
 {
-    struct utsname un, *u = &un;
-    if (uname(u) != 0)
-        memset(u, 0, sizeof *u);
-    char buf[256];
-    rtg_json_key(j, "kernel");
-    rtg_json_obj_begin(j);
-    preempt_model(j, u);
+    preempt_model(k, u);
     double hz = measure_hz(cpu);
     if (hz >= 0)
-        rtg_json_knum(j, "hz_measured", (double)(long long)(hz + 0.5));
-    else
-        rtg_json_knull(j, "hz_measured");
-    kfile(j, "cmdline", "/proc/cmdline");
-    kfile(j, "isolcpus", "/sys/devices/system/cpu/isolated");
+        k->hz_measured = (struct rtg_sys_num){.known = true, .v = (double)(long long)(hz + 0.5)};
+    text_file(&k->cmdline, "/proc/cmdline");
+    text_file(&k->isolcpus, "/sys/devices/system/cpu/isolated");
     /* The kernel prints "(null)" when nohz_full is not set. */
-    if (read_line("/sys/devices/system/cpu/nohz_full", buf, sizeof buf))
-        rtg_json_kstr(j, "nohz_full", strcmp(buf, "(null)") == 0 ? "" : buf);
-    else
-        rtg_json_knull(j, "nohz_full");
-    kfile_int(j, "rt_runtime_us", "/proc/sys/kernel/sched_rt_runtime_us");
-    kfile_int(j, "rt_period_us", "/proc/sys/kernel/sched_rt_period_us");
-    rtg_json_obj_end(j);
+    text_file(&k->nohz_full, "/sys/devices/system/cpu/nohz_full");
+    if (k->nohz_full.known && strcmp(k->nohz_full.v, "(null)") == 0)
+        k->nohz_full.v[0] = '\0';
+    int_file(&k->rt_runtime_us, "/proc/sys/kernel/sched_rt_runtime_us");
+    int_file(&k->rt_period_us, "/proc/sys/kernel/sched_rt_period_us");
 }
 
-void rtg_sys_emit_cpu_facts(struct rtg_json *j)
+static void cpu_facts(struct rtg_sys_cpu *c)
 {
-    char buf[512];
-    cpu_model(buf, sizeof buf);
-    rtg_json_kstr(j, "model", buf[0] ? buf : NULL);
+    cpu_model(c->model.v, sizeof c->model.v);
+    c->model.known = c->model.v[0] != '\0';
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    rtg_json_kint(j, "online", online > 0 ? online : 1);
-    rtg_json_kint(j, "configured", rtg_cpu_count_configured());
-    kfile(j, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    c->online = online > 0 ? online : 1;
+    c->configured = rtg_cpu_count_configured();
+    text_file(&c->governor, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
 }
 
-void rtg_sys_emit_clock_facts(struct rtg_json *j)
-{
-    kfile(j, "kernel_clocksource", "/sys/devices/system/clocksource/clocksource0/current_clocksource");
-}
-
-void rtg_sys_emit_warnings(struct rtg_json *j)
+static void warnings(struct rtg_sys_warnings *w)
 {
     char gov[64];
     if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov) &&
         strcmp(gov, "performance") != 0)
-        rtg_json_str(j, "CPU frequency scaling is active (governor is not 'performance')");
+        rtg_sys_warning(w, "CPU frequency scaling is active (governor is not 'performance')");
+}
+
+void rtg_sys_facts(int cpu, struct rtg_sys_facts *f)
+{
+    struct utsname u;
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    host_facts(&f->host, &u);
+    kernel_facts(&f->kernel, &u, cpu);
+    cpu_facts(&f->cpu);
+    text_file(&f->clock.kernel_clocksource,
+              "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    warnings(&f->warnings);
 }

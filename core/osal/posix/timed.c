@@ -1,4 +1,4 @@
-/* Timed waits on mutexes (osal_timed.h); the timed receive is msg.c's. */
+/* Timed waits on mutexes (osal_timed.h); the timed receive is msg_chan.c's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>

@@ -1,5 +1,7 @@
 /* The runner's side of a test: options resolved, results collected.
- * Tests see it only through rtg/test.h. */
+ * Tests see it only through rtg/test.h. The context itself is
+ * core/src/test_context.c; its options core/src/test_options.c; what the
+ * test reports and the record it becomes core/src/test_record.c. */
 #ifndef RTG_CTX_H
 #define RTG_CTX_H
 #include <stdbool.h>
@@ -38,11 +40,25 @@ struct rtg_ctx {
     char reason[512];
 };
 
+/* ---- the context (test_context.c) ---- */
 /* Resolves defaults, --quick, --duration-scale and --opt. Returns 0 or 2
  * with a message naming the bad option. */
 int rtg_ctx_init(struct rtg_ctx *ctx, const struct rtg_test_desc *d, const struct rtg_config *cfg,
                  char *err, size_t errlen);
 void rtg_ctx_free(struct rtg_ctx *ctx);
+
+/* ---- the options (test_options.c) ---- */
+/* Each option's value for ctx->desc under ctx->cfg: 0, or 2 with a
+ * message naming the bad option. */
+int rtg_options_resolve(struct rtg_ctx *ctx, char *err, size_t errlen);
+/* The options as run, one object (the record's "options"). */
+void rtg_options_emit(const struct rtg_ctx *ctx, struct rtg_json *j);
+
+/* ---- the test record (test_record.c) ---- */
+/* Opens the writers the test fills (verdicts, info, series, notes). */
+void rtg_test_record_open(struct rtg_ctx *ctx);
+/* Frees them and the test's figures. */
+void rtg_test_record_free(struct rtg_ctx *ctx);
 /* Final status from what the test did and whether it was stopped. */
 enum rtg_status rtg_ctx_status(const struct rtg_ctx *ctx, int run_rc, bool interrupted,
                                bool overran);
@@ -50,9 +66,5 @@ const char *rtg_status_name(enum rtg_status st);
 /* Writes the whole test record (one line, newline-terminated). */
 void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, double duration_ms,
                   struct rtg_json *out);
-
-/* The stop request the port made (rtg_stop_set, rtg/osal_isolate.h):
- * RTG_STOP_NONE, RTG_STOP_INTERRUPTED or RTG_STOP_OVERRAN. */
-int rtg_stop_reason(void);
 
 #endif

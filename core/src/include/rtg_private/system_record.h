@@ -1,0 +1,23 @@
+/* The system record: what the target is and what the probe obtained. The
+ * OS-specific facts come from the port (rtg/osal_sys.h); every key of the
+ * record is written in core/src/system_record.c. */
+#ifndef RTG_SYSTEM_RECORD_H
+#define RTG_SYSTEM_RECORD_H
+#include <stdbool.h>
+
+#include "rtg/json.h"
+#include "rtg/osal_sys.h"
+#include "rtg_private/config.h"
+
+/* Probes what the process can obtain for this configuration, keeping none. */
+void rtg_privileges_probe(const struct rtg_config *cfg, struct rtg_privileges *p);
+/* Asks the port for the target's facts (rtg_sys_facts) and writes the
+ * whole system record (one object) into j. */
+void rtg_system_record_emit(struct rtg_json *j, int argc, char **argv,
+                            const struct rtg_config *cfg, const struct rtg_privileges *p);
+/* The same from facts already gathered (the unit tests give their own). */
+void rtg_system_record_write(struct rtg_json *j, int argc, char **argv,
+                             const struct rtg_config *cfg, const struct rtg_privileges *p,
+                             const struct rtg_sys_facts *f);
+
+#endif

@@ -1,0 +1,76 @@
+/* The system record from the facts a port hands over: an unknown fact is
+ * null (or "unknown" for the strings every record has), named facts land
+ * in their group, nested as their paths say, and a fact the record cannot
+ * show is counted in a warning, never lost silently. */
+#include <stdlib.h>
+
+#include "rtg/json.h"
+#include "rtg/osal_sys.h"
+#include "rtg_private/config.h"
+#include "rtg_private/system_record.h"
+#include "unit.h"
+
+static struct rtg_sys_facts facts;
+static struct rtg_config cfg;
+
+/* Whether the record holds want, as written (compact JSON). */
+static bool has(const char *record, const char *want)
+{
+    bool found = strstr(record, want) != NULL;
+    if (!found)
+        fprintf(stderr, "not in the record: %s\n", want);
+    return found;
+}
+
+int main(void)
+{
+    char *argv[] = {"rtgauge-probe", "--tests", "CLK-P-RES", NULL};
+    char err[256];
+    CHECK_EQ_U(rtg_cli_parse(3, argv, &cfg, err, sizeof err), 0);
+    CHECK_EQ_U(rtg_cli_resolve(&cfg, err, sizeof err), 0);
+    struct rtg_privileges priv = {.euid = 0, .sched_fifo = true, .mlockall = true};
+
+    rtg_sys_text_set(&facts.host.hostname, "board");
+    rtg_sys_text_set(&facts.host.machine, "m");
+    facts.kernel.realtime = (struct rtg_sys_bool){.known = true, .v = true};
+    facts.kernel.hz_config = (struct rtg_sys_int){.known = true, .v = 250};
+    rtg_sys_text_set(&facts.kernel.isolcpus, ""); /* known and empty: not null */
+    facts.cpu.online = facts.cpu.configured = 2;
+    struct rtg_sys_extra *x = &facts.extra;
+    rtg_sys_extra_text(x, "rtos.name", "An RTOS");
+    rtg_sys_extra_int(x, "rtos.config.a", 1);
+    rtg_sys_extra_uint(x, "rtos.config.b", 2);
+    rtg_sys_extra_bool(x, "rtos.c", false);
+    rtg_sys_extra_num(x, "clock.resolution_ns", 40.0);
+    rtg_sys_extra_add(x, "kernel.audit.thp", RTG_FACT_NULL);
+    rtg_sys_extra_int(x, "solo", 7);
+    rtg_sys_extra_int(x, "probe.version", 1); /* the probe's own object: left out */
+    rtg_sys_extra_int(x, "cpu", 1);           /* a group itself, no key: left out */
+    rtg_sys_warning(&facts.warnings, "a port's warning");
+
+    struct rtg_json j;
+    rtg_json_init(&j);
+    rtg_system_record_write(&j, 3, argv, &cfg, &priv, &facts);
+    CHECK(!j.failed && j.depth == 0);
+    const char *r = j.buf ? j.buf : "";
+    CHECK(has(r, "\"host\":{\"hostname\":\"board\",\"os\":\"unknown\",\"os_pretty_name\":null,"
+                 "\"release\":\"unknown\",\"version\":\"unknown\",\"machine\":\"m\"}"));
+    CHECK(has(r, "\"kernel\":{\"preempt_model\":null,\"preempt_dynamic\":null,"
+                 "\"preempt_source\":null,\"realtime\":true,\"hz_config\":250,"
+                 "\"hz_measured\":null,\"cmdline\":null,\"isolcpus\":\"\",\"nohz_full\":null,"
+                 "\"rt_runtime_us\":null,\"rt_period_us\":null,\"audit\":{\"thp\":null}},"
+                 "\"rtos\":{\"name\":\"An RTOS\",\"config\":{\"a\":1,\"b\":2},\"c\":false},"
+                 "\"solo\":7,\"cpu\":{\"model\":null,\"online\":2,\"configured\":2,"
+                 "\"governor\":null,\"selected\":["));
+    CHECK(has(r, "\"kernel_clocksource\":null,\"resolution_ns\":40,\"freq_hz\":"));
+    CHECK(has(r, "\"a port's warning\",\"2 system facts of the port are not in this record\"]"));
+
+    /* A full list counts what it could not hold. */
+    memset(x, 0, sizeof *x);
+    for (int i = 0; i < RTG_SYS_EXTRA_MAX; i++)
+        CHECK(rtg_sys_extra_add(x, "rtos.n", RTG_FACT_NULL) != NULL);
+    CHECK(rtg_sys_extra_add(x, "rtos.n", RTG_FACT_NULL) == NULL);
+    CHECK_EQ_U(x->dropped, 1);
+    rtg_json_free(&j);
+    return unit_report("test_system_record");
+}

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -334,7 +334,7 @@ def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
                 runs["peer"].append(pair.parse(sh(pair.peer(secs))))
         with Background(pair.ours_load):
             runs["rtgauge"].append(ours(pair, secs))
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         f"### {pair.name}\n",
         f"{pair.difference}\n",
@@ -495,7 +495,7 @@ def main() -> int:
         print(f"bench: {PROBE} is not built (make probe)", file=sys.stderr)
         return 2
     have = probe_ids()
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     cpu = next(
         (x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name")),
         "?",

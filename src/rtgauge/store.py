@@ -12,7 +12,7 @@ import json
 import os
 import re
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,7 +29,7 @@ def safe_name(text: str) -> str:
 
 
 def utc_stamp() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 class RunWriter:
@@ -43,7 +43,7 @@ class RunWriter:
         self.command = command
         self.target = target
         self.stamp = utc_stamp()
-        self.created_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.created_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.bundle: Bundle | None = None
         self.partial: Path | None = None
         self._fh: IO[str] | None = None

@@ -6,7 +6,7 @@ test record, an end record, and an "import" block saying where it came from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rtgauge.model import Bundle, Record, check_record
@@ -163,7 +163,7 @@ def to_bundle(imp: Imported, path: Path) -> Bundle:
     if created is None:
         unknown.append("created_at (the file's modification time is used)")
         mtime = path.stat().st_mtime
-        created = datetime.fromtimestamp(mtime, timezone.utc).isoformat(timespec="seconds")
+        created = datetime.fromtimestamp(mtime, UTC).isoformat(timespec="seconds")
     check_record(system, f"{path}: imported system record")
     check_record(test, f"{path}: imported test record")
     return Bundle(

@@ -327,6 +327,7 @@ void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, d
     rtg_json_kstr(j, "id", d->id);
     rtg_json_kstr(j, "title", d->title);
     rtg_json_kstr(j, "kind", kind);
+    rtg_test_facts_emit(d, j);
     rtg_json_kstr(j, "status", rtg_status_name(st));
     rtg_json_kstr(j, "reason", reason && *reason ? reason : NULL);
     rtg_json_key(j, "options");

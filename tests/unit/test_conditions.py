@@ -12,7 +12,7 @@ from rtgauge.analysis.ratings import load_criteria, rate
 from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.conditions import run_conditions
 from rtgauge.model import Bundle, bundle_from_records
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 
 DEADLINE_NS = 1e9  # far above every latency of the sample: met on a trusted run

@@ -19,8 +19,8 @@ from rtgauge.analysis.compare import compare
 from rtgauge.analysis.ratings import load_criteria
 from rtgauge.model import bundle_from_records
 from rtgauge.report.compare_report import compare_blocks
-from rtgauge.report.exporters import EXPORTERS
-from rtgauge.report.render_html import render_html
+from rtgauge.report.formats import EXPORTERS
+from rtgauge.report.formats.html_page import render_html
 from rtgauge.report.run_report import run_report
 from rtgauge.validate import check_record
 
@@ -94,7 +94,7 @@ def test_html_draws_the_curve_with_deadline(report: Any) -> None:
 
 
 def test_csv_tables_carry_verdicts_and_pwcet(report: Any, tmp_path: Path) -> None:
-    from rtgauge.report.tables import write_tables
+    from rtgauge.report.formats.csv_tables import write_tables
 
     written = {p.name for p in write_tables(report.blocks, tmp_path)}
     dl = next(n for n in written if n.startswith("deadline"))

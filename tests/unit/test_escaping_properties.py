@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rtgauge.fmt import term
 from rtgauge.model import bundle_from_records
 from rtgauge.report import plots
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text
 

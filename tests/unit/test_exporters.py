@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from rtgauge.model import bundle_from_records
-from rtgauge.report.document import Heading, Para
-from rtgauge.report.exporters import EXPORTERS, Report
+from rtgauge.report.document import Heading, Para, Report
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 
 

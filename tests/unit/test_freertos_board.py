@@ -178,7 +178,7 @@ def test_the_comparison_says_what_each_system_offers(
     from rtgauge.analysis.ratings import load_criteria
     from rtgauge.model import bundle_from_records
     from rtgauge.report.compare_report import compare_report
-    from rtgauge.report.exporters import EXPORTERS
+    from rtgauge.report.formats import EXPORTERS
 
     real = bundle_from_records(copy.deepcopy(sample_records), "x")
     board = bundle_from_records(copy.deepcopy(sample_records), "y")

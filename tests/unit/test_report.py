@@ -9,7 +9,7 @@ from typing import Any
 
 from rtgauge.model import bundle_from_records
 from rtgauge.report import plots
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text
 

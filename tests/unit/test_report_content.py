@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from rtgauge.model import Bundle, bundle_from_records
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report, trust_warnings
 
 

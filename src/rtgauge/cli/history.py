@@ -14,7 +14,7 @@ from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.model import Bundle, load_bundle
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.history_report import HEADERS, group_title, history_report, run_cells
 from rtgauge.store import list_runs, utc_stamp
 

@@ -1,6 +1,7 @@
-"""A report as a list of blocks, rendered to HTML or Markdown by one
-exporter each: what a report says is decided once, here and in run.py /
-compare.py; how it looks is the renderers' business."""
+"""A report as a list of blocks, rendered by one exporter per format
+(report/formats/): what a report says is decided once, here and in
+run_report.py, compare_report.py and history_report.py; how it looks is the
+formats' business."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from typing import Any
 from rtgauge.errors import UsageError
 from rtgauge.model import Bundle
 from rtgauge.report.document import Report
+from rtgauge.report.formats.exporter import TextExporter
 
 US = 1000
 MAX_LINES = 10_000  # 10 ms of 1 µs lines; beyond, overflows
@@ -69,3 +70,12 @@ def cyclictest_hist_text(report: Report) -> str:
     if not report.bundles:
         raise UsageError("cyclictest-hist needs a run")
     return cyclictest_hist(report.bundles[0])
+
+
+class CyclictestHistExporter(TextExporter):
+    """Latency histograms in cyclictest's -h layout (OSADL's plots read it)."""
+
+    name, suffix = "cyclictest-hist", ".hist.txt"
+
+    def render(self, report: Report) -> str:
+        return cyclictest_hist_text(report)

@@ -9,6 +9,7 @@ import re
 from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.model import Bundle
 from rtgauge.report.document import Report
+from rtgauge.report.formats.exporter import TextExporter
 
 # The figures reported per metric, worst case first.
 STATS = (("max", "max"), ("p99_99", "p99_99"), ("p99_9", "p99_9"), ("p99", "p99"), ("mean", "mean"))
@@ -62,3 +63,12 @@ def lava_text(report: Report) -> str:
         line for b in report.bundles for line in lava_lines(b, report.deadline_ns, report.miss_rate)
     ]
     return "\n".join(lines) + "\n"
+
+
+class LavaExporter(TextExporter):
+    """lava-test-case lines, for a LAVA job's test shell."""
+
+    name, suffix = "lava", ".lava.sh"
+
+    def render(self, report: Report) -> str:
+        return lava_text(report)

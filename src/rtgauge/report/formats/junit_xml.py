@@ -14,6 +14,7 @@ from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.fmt import us
 from rtgauge.model import Bundle
 from rtgauge.report.document import Report
+from rtgauge.report.formats.exporter import TextExporter
 
 # XML 1.0 cannot carry most control characters, even escaped.
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -108,3 +109,12 @@ def junit_xml(report: Report) -> str:
         root.set(k, str(v))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+class JunitExporter(TextExporter):
+    """Behaviour and deadline verdicts as JUnit XML, for CI systems."""
+
+    name, suffix = "junit", ".junit.xml"
+
+    def render(self, report: Report) -> str:
+        return junit_xml(report)

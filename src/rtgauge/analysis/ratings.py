@@ -10,10 +10,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rtgauge.conditions import run_conditions
 from rtgauge.errors import UsageError
-from rtgauge.fmt import family, us
-from rtgauge.model import Bundle
+from rtgauge.fmt import us
+from rtgauge.run import Run
 
 
 @dataclass
@@ -65,43 +64,43 @@ def _stars(value: float, thresholds: list[list[float]]) -> int:
     return 1
 
 
-def _rate_by_verdicts(bundle: Bundle, fam: str, c: dict[str, Any]) -> Rating | None:
+def _rate_by_verdicts(run: Run, fam: str, c: dict[str, Any]) -> Rating | None:
     """A behaviour-only family: every verdict holds (5) or one fails (1);
     order, not timing, so an emulated run is rated too."""
-    verdicts = [v for t in bundle.tests if family(t["id"]) == fam for v in t["verdicts"]]
+    verdicts = [v for t in run.tests if t.family == fam for v in t.verdicts]
     if not verdicts:
-        has_tests = any(family(t["id"]) == fam for t in bundle.tests)
+        has_tests = any(t.family == fam for t in run.tests)
         return Rating(fam, None, None, "not rated: no verdict") if has_tests else None
-    failed = sum(1 for v in verdicts if not v["pass"])
+    failed = sum(1 for v in verdicts if not v.passed)
     what = c.get("what", fam)
     if failed:
         return Rating(fam, 1, None, f"{what}: {failed} of {len(verdicts)} verdicts fail")
     return Rating(fam, 5, None, f"{what}: every verdict holds")
 
 
-def rate(bundle: Bundle, criteria: dict[str, Any]) -> list[Rating]:
-    cond = run_conditions(bundle)
+def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
+    cond = run.conditions
     limit = cond.timing_limit  # None: timing may be rated
-    failed_fams = {family(t["id"]) for t in bundle.tests for v in t["verdicts"] if not v["pass"]}
+    failed_fams = {t.family for t in run.tests for v in t.verdicts if not v.passed}
     out = []
     for fam, c in criteria["families"].items():
         if c.get("by") == "verdicts":
-            rating = _rate_by_verdicts(bundle, fam, c)
+            rating = _rate_by_verdicts(run, fam, c)
             if rating is not None:
                 out.append(rating)
             continue
         pattern = re.compile(c["metric"])
         matching = [
-            (t["id"], float(m[c["stat"]]))
-            for t in bundle.tests
-            if family(t["id"]) == fam
-            for m in t["metrics"]
-            if pattern.search(m["name"]) and m.get(c["stat"]) is not None
+            (t.id, float(value))
+            for t in run.tests
+            if t.family == fam
+            for m in t.metrics
+            if pattern.search(m.name) and (value := m.stat(c["stat"])) is not None
         ]
         # Partial figures (a test in error or interrupted) are shown, never rated.
         values = [v for tid, v in matching if cond.figures_usable(tid)]
         partial = sorted({tid for tid, _ in matching if not cond.figures_usable(tid)})
-        has_tests = any(family(t["id"]) == fam for t in bundle.tests)
+        has_tests = any(t.family == fam for t in run.tests)
         if fam in failed_fams and not values:
             out.append(Rating(fam, 1, None, "a behaviour verdict fails"))
             continue

@@ -21,6 +21,11 @@ class Imported:
     source: str  # e.g. "cyclictest --json"
     test_id: str  # the rtgauge test it corresponds to
     title: str
+    # What the probe's record of that test would say: its family's title and
+    # the start of the names of its figures that are latencies from a release
+    # instant (None: none is).
+    family_title: str
+    release_latency: str | None
     metrics: list[Record]
     tool_version: str | None = None
     command: str | None = None
@@ -130,6 +135,8 @@ def to_bundle(imp: Imported, path: Path) -> Bundle:
         "id": imp.test_id,
         "title": imp.title,
         "kind": "P",
+        "family_title": imp.family_title,
+        "release_latency": imp.release_latency,
         "status": "ok",
         "reason": None,
         "options": imp.options,

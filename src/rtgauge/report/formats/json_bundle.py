@@ -1,5 +1,5 @@
 """The data itself: the bundle (a list of them for a multi-run report), with
-what the report derived from it under "analysis"."""
+what the report derived from it (its deadline claim) under "analysis"."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ class JsonExporter(TextExporter):
     name, suffix = "json", ".out.json"
 
     def render(self, report: Report) -> str:
-        data = [b.to_json() for b in report.bundles]
-        for d, extra in zip(data, report.analysis, strict=False):
-            if extra:
-                d["analysis"] = extra
+        data = [r.bundle.to_json() for r in report.runs]
+        for d, c in zip(data, report.claims, strict=False):
+            d["analysis"] = {"deadline": c.to_json()}
         return json.dumps(data[0] if len(data) == 1 else data, indent=1) + "\n"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
-from rtgauge.analysis.requirements import deadline_verdicts
-from rtgauge.model import Bundle
+from rtgauge.analysis.deadline_claim import DeadlineClaim
 from rtgauge.report.document import Report
 from rtgauge.report.formats.exporter import TextExporter
+from rtgauge.run import Run
 
 # The figures reported per metric, worst case first.
 STATS = (("max", "max"), ("p99_99", "p99_99"), ("p99_9", "p99_9"), ("p99", "p99"), ("mean", "mean"))
@@ -21,47 +21,44 @@ def case_name(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", ".".join(parts))[:200]
 
 
-def lava_lines(bundle: Bundle, deadline_ns: float | None, rate: float) -> list[str]:
+def lava_lines(run: Run, claim: DeadlineClaim | None) -> list[str]:
     out = []
     missed = set()
-    if deadline_ns is not None:
-        for d in deadline_verdicts(bundle, deadline_ns, rate):
-            # A deadline the run cannot claim either way is skipped, not passed.
-            result = {"met": "pass", "missed": "fail"}.get(d.claim, "skip")
-            if d.claim == "missed":
-                missed.add((d.test, d.metric))
-            rate_pct = d.observed_rate * 100
-            out.append(
-                f"lava-test-case {case_name(d.test, d.metric, 'deadline')} --result {result} "
-                f"--measurement {rate_pct:.6g} --units %"
-            )
-    for t in bundle.tests:
-        if t["status"] in ("skipped", "error", "interrupted"):
-            result = "skip" if t["status"] == "skipped" else "fail"
-            out.append(f"lava-test-case {case_name(t['id'])} --result {result}")
+    for d in claim.verdicts if claim is not None else []:
+        # A deadline the run cannot claim either way is skipped, not passed.
+        result = {"met": "pass", "missed": "fail"}.get(d.claim, "skip")
+        if d.claim == "missed":
+            missed.add((d.test, d.metric))
+        rate_pct = d.observed_rate * 100
+        out.append(
+            f"lava-test-case {case_name(d.test, d.metric, 'deadline')} --result {result} "
+            f"--measurement {rate_pct:.6g} --units %"
+        )
+    for t in run.tests:
+        if t.status in ("skipped", "error", "interrupted"):
+            result = "skip" if t.status == "skipped" else "fail"
+            out.append(f"lava-test-case {case_name(t.id)} --result {result}")
             continue
-        for v in t["verdicts"]:
-            result = "pass" if v["pass"] else "fail"
-            out.append(f"lava-test-case {case_name(t['id'], v['name'])} --result {result}")
-        for m in t["metrics"]:
-            if not m["count"]:
+        for v in t.verdicts:
+            result = "pass" if v.passed else "fail"
+            out.append(f"lava-test-case {case_name(t.id, v.name)} --result {result}")
+        for m in t.metrics:
+            if not m.count:
                 continue
-            result = "fail" if (t["id"], m["name"]) in missed else "pass"
+            result = "fail" if (t.id, m.name) in missed else "pass"
             for key, label in STATS:
-                if m.get(key) is None:
+                value = m.stat(key)
+                if value is None:
                     continue
-                value = float(m[key]) / 1e3
                 out.append(
-                    f"lava-test-case {case_name(t['id'], m['name'], label)} --result {result} "
-                    f"--measurement {value:.3f} --units us"
+                    f"lava-test-case {case_name(t.id, m.name, label)} --result {result} "
+                    f"--measurement {float(value) / 1e3:.3f} --units us"
                 )
     return out
 
 
 def lava_text(report: Report) -> str:
-    lines = [
-        line for b in report.bundles for line in lava_lines(b, report.deadline_ns, report.miss_rate)
-    ]
+    lines = [line for i, r in enumerate(report.runs) for line in lava_lines(r, report.claim(i))]
     return "\n".join(lines) + "\n"
 
 

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from rtgauge.analysis.deadline_claim import claim
+from rtgauge.analysis.ratings import load_criteria, rate
 from rtgauge.model import bundle_from_records
 from rtgauge.probe import parse_catalogue
 from rtgauge.report.formats import EXPORTERS
@@ -83,6 +84,20 @@ def test_records_from_before_read_as_they_always_did(
     found = claim(run, DEADLINE_NS, 0.5)
     assert found.verdicts and {v.test for v in found.verdicts} == {"TMR-P-LAT"}
     assert run.family_title("TMR") == "Timers and wake-up latency"
+
+
+def test_a_rating_may_pick_the_figures_the_probe_calls_release_latencies(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    """The built-in TMR criterion names no figure: a TMR latency test whose
+    figures have another name is rated all the same."""
+    renamed = _renamed(
+        sample_records, "TMR-P-LAT", "timer.fresh.", family_title="Timers",
+        release_latency="timer.fresh.",
+    )  # fmt: skip
+    run = Run.of(bundle_from_records(_with(sample_records, renamed), "x"))
+    tmr = next(r for r in rate(run, load_criteria()) if r.family == "TMR")
+    assert tmr.stars is not None and tmr.figure_ns is not None
 
 
 def test_the_catalogue_line_carries_the_facts() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 from rtgauge.errors import UsageError
 from rtgauge.fmt import us
+from rtgauge.model import Metric, TestRecord
 from rtgauge.run import Run
 
 
@@ -40,16 +42,19 @@ def load_criteria(path: Path | None = None) -> dict[str, Any]:
     for name, c in fams.items():
         ok = (
             isinstance(c, dict)
-            and isinstance(c.get("metric"), str)
+            and (isinstance(c.get("metric"), str) or c.get("release_latency") is True)
             and c.get("stat") in ("max", "mean", "p99", "p99_9", "p99_99", "p50")
             and c.get("reduce") in ("max", "min", "mean")
             and isinstance(c.get("stars"), list)
             and all(isinstance(s, list) and len(s) == 2 for s in c["stars"])
         )
         if not ok:
-            raise UsageError(f"criteria {path}: family {name!r} needs metric, stat, reduce, stars")
+            raise UsageError(
+                f"criteria {path}: family {name!r} needs metric (or release_latency), stat, "
+                "reduce, stars"
+            )
         try:
-            re.compile(c["metric"])
+            re.compile(c.get("metric", ""))
         except re.error as exc:
             raise UsageError(
                 f"criteria {path}: family {name!r}: bad metric pattern: {exc}"
@@ -78,6 +83,16 @@ def _rate_by_verdicts(run: Run, fam: str, c: dict[str, Any]) -> Rating | None:
     return Rating(fam, 5, None, f"{what}: every verdict holds")
 
 
+def _selects(c: dict[str, Any]) -> Callable[[TestRecord, Metric], bool]:
+    """Which figures a criterion rates: those its pattern names, or (with
+    "release_latency": true) those the probe says are latencies from a
+    release instant, whatever their names."""
+    if c.get("release_latency") is True:
+        return lambda t, m: t.is_release_latency(m)
+    pattern = re.compile(c["metric"])
+    return lambda t, m: bool(pattern.search(m.name))
+
+
 def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
     cond = run.conditions
     limit = cond.timing_limit  # None: timing may be rated
@@ -89,13 +104,13 @@ def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
             if rating is not None:
                 out.append(rating)
             continue
-        pattern = re.compile(c["metric"])
+        selects = _selects(c)
         matching = [
             (t.id, float(value))
             for t in run.tests
             if t.family == fam
             for m in t.metrics
-            if pattern.search(m.name) and (value := m.stat(c["stat"])) is not None
+            if selects(t, m) and (value := m.stat(c["stat"])) is not None
         ]
         # Partial figures (a test in error or interrupted) are shown, never rated.
         values = [v for tid, v in matching if cond.figures_usable(tid)]
@@ -160,7 +175,8 @@ def criteria_lines(criteria: dict[str, Any]) -> list[tuple[str, str]]:
             out.append((fam, f"{c.get('what', fam)}: every verdict holds ★★★★★; one fails ★☆☆☆☆"))
             continue
         steps = " / ".join(f"≤ {us(limit)} µs {stars_text(int(s))}" for limit, s in c["stars"])
-        out.append((fam, f"{c.get('what', c['metric'])} ({c['stat']}): {steps}; above: ★☆☆☆☆"))
+        what = c["what"] if "what" in c else c.get("metric", "latencies from a release instant")
+        out.append((fam, f"{what} ({c['stat']}): {steps}; above: ★☆☆☆☆"))
     out.append(
         (
             "behaviour",

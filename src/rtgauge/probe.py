@@ -12,9 +12,9 @@ from rtgauge.errors import UsageError
 from rtgauge.model import CatalogueEntry
 
 
-def repo_root(start: Path | None = None) -> Path | None:
-    """The source tree (CMakeLists.txt + core/) at or above start."""
-    here = (start or Path.cwd()).resolve()
+def repo_root() -> Path | None:
+    """The source tree (CMakeLists.txt + core/) at or above the working directory."""
+    here = Path.cwd().resolve()
     for d in (here, *here.parents):
         if (d / "CMakeLists.txt").is_file() and (d / "core").is_dir():
             return d
@@ -24,19 +24,20 @@ def repo_root(start: Path | None = None) -> Path | None:
     return None
 
 
-def build_probe(root: Path, build: str = "build", target: str = "rtgauge-probe") -> Path:
+def build_probe(root: Path) -> Path:
+    """build/rtgauge-probe of the tree, as make probe builds it."""
     if not shutil.which("cmake"):
         raise UsageError("the probe is not built and cmake is missing: run make run")
-    out = root / build
+    out = root / "build"
     for cmd in (
         ["cmake", "-S", str(root), "-B", str(out), "-DCMAKE_BUILD_TYPE=Release"],
-        ["cmake", "--build", str(out), "--target", target],
+        ["cmake", "--build", str(out), "--target", "rtgauge-probe"],
     ):
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:]
             raise UsageError(f"building the probe failed: {' '.join(tail) or cmd}")
-    return out / target
+    return out / "rtgauge-probe"
 
 
 def find_probe(explicit: str | None = None, build: bool = True) -> Path:

@@ -45,7 +45,7 @@ def test_mann_whitney_known_values() -> None:
     assert t.superiority == 0.0  # every a below every b
     # exact: U = 0 is 1 of the 20 orderings of 3 + 3, twice for two sides
     assert t.method == "exact" and t.p == pytest.approx(0.10)
-    assert not significant(a, b)
+    assert not significant(t, 0.01)
     four = mann_whitney(
         hist_metric({1: 1, 2: 1, 3: 1, 4: 1}), hist_metric({5: 1, 6: 1, 7: 1, 8: 1})
     )
@@ -55,9 +55,9 @@ def test_mann_whitney_known_values() -> None:
     t2 = mann_whitney(same, copy.deepcopy(same))
     assert t2.method == "normal approximation"
     assert t2.p == pytest.approx(1.0) and t2.superiority == pytest.approx(0.5)
-    assert not significant(same, copy.deepcopy(same))
+    assert not significant(t2, 0.01)
     far = hist_metric({20: 500, 21: 500})
-    assert significant(same, far)
+    assert significant(mann_whitney(same, far), 0.01)
 
 
 def test_fisher_exact_known_values() -> None:

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rtgauge.analysis.stats import BulkTest, TailTest, mann_whitney, tail_test
+from rtgauge.analysis.stats import (
+    NOT_TESTED,
+    BulkTest,
+    TailTest,
+    mann_whitney,
+    significant,
+    tail_test,
+)
 from rtgauge.fmt import us
 from rtgauge.model import Metric
 from rtgauge.run import Run
@@ -48,16 +55,13 @@ class Row:
         if not self.tails:
             return "—"
         if not self.tail_tested:
-            return f"max: {NOT_TESTED_TEXT}"
+            return f"max: {NOT_TESTED}"
         worst = max(self.tails, key=lambda t: t.p or 0.0)
         assert worst.threshold_ns is not None and worst.p is not None
         where = f"above {us(worst.threshold_ns)} µs (pooled p99), Fisher p = {worst.p:.2g}"
         if self.tail_significant:
             return f"max: fewer samples {where}"
         return f"max: no significant difference {where}"
-
-
-NOT_TESTED_TEXT = "single extreme value, not tested"
 
 
 @dataclass
@@ -140,7 +144,7 @@ def judge_row(row: Row) -> Row:
     best = row.per_system[row.best_mean]
     assert best is not None
     row.bulk = [mann_whitney(best, m) for i, m in present if i != row.best_mean]
-    row.significant = all(t.p < ALPHA and abs(t.superiority - 0.5) > 0.05 for t in row.bulk)
+    row.significant = all(significant(t, ALPHA) for t in row.bulk)
     row.best_max = min(present, key=lambda x: _value(x[1].max))[0]
     lowest = row.per_system[row.best_max]
     assert lowest is not None

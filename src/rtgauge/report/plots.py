@@ -12,6 +12,7 @@ from rtgauge.model import Metric, Series
 
 W, H = 640, 240
 ML, MR, MT, MB = 64, 16, 20, 40  # margins
+HISTOGRAM_BARS = 60  # a histogram is re-binned into this many bars for display
 PALETTE = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#0969da", "#bf3989"]
 
 
@@ -48,8 +49,9 @@ def _frame(title: str, body: list[str], xlabel: str, ylabel: str) -> str:
     )
 
 
-def histogram_svg(metric: Metric, bins: int = 60) -> str:
+def histogram_svg(metric: Metric) -> str:
     """Log-log histogram of a metric's sparse buckets, re-binned for display."""
+    bins = HISTOGRAM_BARS
     buckets = metric.hist.buckets
     if not buckets:
         return ""
@@ -100,17 +102,16 @@ def histogram_svg(metric: Metric, bins: int = 60) -> str:
     return _frame(f"histogram of {metric.name}", body, "latency (log scale)", "samples (log)")
 
 
-def line_chart_svg(
-    title: str, xs_label: str, series: dict[str, list[tuple[float, float]]], log_x: bool = True
-) -> str:
-    """Lines of (x, ns) points, log y; one colour per series."""
+def line_chart_svg(title: str, xs_label: str, series: dict[str, list[tuple[float, float]]]) -> str:
+    """Lines of (x, ns) points, log y (log x too when x spans over 20 times); one
+    colour per series."""
     pts = [p for s in series.values() for p in s if p[1] > 0]
     if not pts:
         return ""
     xmin, xmax = min(p[0] for p in pts), max(p[0] for p in pts)
     ymin, ymax = min(p[1] for p in pts), max(p[1] for p in pts)
     ymin, ymax = ymin / 1.5, ymax * 1.5
-    log_x = log_x and xmin > 0 and xmax / max(xmin, 1e-9) > 20
+    log_x = xmin > 0 and xmax / max(xmin, 1e-9) > 20
     pw, ph = W - ML - MR, H - MT - MB
 
     def fx(v: float) -> float:

@@ -8,10 +8,12 @@ from typing import TextIO
 from rtgauge.fmt import term
 from rtgauge.model import Record, System, TestRecord
 
+BAR_WIDTH = 20
 
-def _bar(done: int, total: int, width: int = 20) -> str:
-    filled = width * done // max(total, 1)
-    return "|" + "#" * filled + "." * (width - filled) + "|"
+
+def _bar(done: int, total: int) -> str:
+    filled = BAR_WIDTH * done // max(total, 1)
+    return "|" + "#" * filled + "." * (BAR_WIDTH - filled) + "|"
 
 
 class Progress:

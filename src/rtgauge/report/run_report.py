@@ -207,7 +207,10 @@ def _numeric(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def histograms(test: TestRecord, limit: int = 3) -> list[Block]:
+SHOWN_HISTOGRAMS = 3  # per test; the others are folded away
+
+
+def histograms(test: TestRecord) -> list[Block]:
     latency = [m for m in test.metrics if m.count and m.hist.buckets]
     latency.sort(key=lambda m: (not m.name.endswith(".all"), -m.worst))
     out: list[Block] = []
@@ -216,7 +219,7 @@ def histograms(test: TestRecord, limit: int = 3) -> list[Block]:
         if not svg:
             continue
         block = Chart(svg, f"{m.name}: {m.count} samples, max {us(m.max)} µs")
-        if i < limit:
+        if i < SHOWN_HISTOGRAMS:
             out.append(block)
         else:
             out.append(Details(f"histogram of {m.name}", [block]))

@@ -52,7 +52,10 @@ def _test_lines(t: TestRecord, per_test: int) -> list[str]:
     return lines
 
 
-def summary_text(bundle: Bundle, per_test: int = 4) -> str:
+FIGURES_PER_TEST = 4  # the rest are in the report
+
+
+def summary_text(bundle: Bundle) -> str:
     s = bundle.system_view()
     # Linux's preemption models; another OS (an RTOS) says its own in "rtos".
     rtos = s.rtos or {}
@@ -70,7 +73,7 @@ def summary_text(bundle: Bundle, per_test: int = 4) -> str:
         f"{'mean µs':>10} {'count':>9}"
     )
     for t in order_tests(bundle.test_views()):
-        lines += _test_lines(t, per_test)
+        lines += _test_lines(t, FIGURES_PER_TEST)
     e = bundle.end_view()
     if e:
         lines.append(

@@ -1,6 +1,7 @@
-"""Ratings of the families beyond the seeds: figure families rated on their
-own metrics, a behaviour-only family (SMP) rated by its verdicts, a failing
-admission verdict capping DLN."""
+"""Each family rated by its own criterion: condition variables, timed waits
+and deadline scheduling on their figures, a behaviour-only family (SMP) by
+its verdicts, a failing admission verdict capping DLN; a family not in the
+run is not listed."""
 
 from __future__ import annotations
 

@@ -12,6 +12,22 @@ ARGS    ?=
 RTGAUGE := $(VENV)/bin/rtgauge
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 
+# $(call need,CHECK,PACKAGES): a shell line that adds the Debian PACKAGES to
+# $$missing when the shell CHECK fails. ($(comma) is a comma inside a CHECK.)
+comma := ,
+need = { $(1); } || missing="$$missing $(2)";
+# $(call apt_install_missing,NEEDS): a recipe line that installs with apt-get
+# what the NEEDS (calls of need) found missing, and nothing when nothing is;
+# without root it says what is missing and exits 2.
+define apt_install_missing
+@missing=""; $(1) \
+if [ -n "$$missing" ]; then \
+  echo "installing:$$missing"; \
+  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+fi
+endef
+
 .PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
         probe-armhf probe-cross deps-freertos firmware venv lint test-c test-asan test-py golden bench soak lab clean
 
@@ -22,16 +38,11 @@ test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-c11 probe-cros
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
-	@missing=""; \
-	command -v cc >/dev/null || missing="$$missing build-essential"; \
-	command -v cmake >/dev/null || missing="$$missing cmake"; \
-	command -v $(PYTHON) >/dev/null || missing="$$missing python3"; \
-	$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install_missing, \
+	  $(call need,command -v cc >/dev/null,build-essential) \
+	  $(call need,command -v cmake >/dev/null,cmake) \
+	  $(call need,command -v $(PYTHON) >/dev/null,python3) \
+	  $(call need,$(PYTHON) -c 'import venv$(comma) ensurepip' 2>/dev/null,python3-venv))
 
 probe:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -51,16 +62,11 @@ probe-c11:
 # the cross toolchain, newlib, QEMU, and cargo, which fetches the kernel's
 # sources (the crates.io package pinned in core/osal/freertos/kernel/).
 deps-freertos:
-	@missing=""; \
-	command -v arm-none-eabi-gcc >/dev/null || missing="$$missing gcc-arm-none-eabi"; \
-	[ -f /usr/lib/arm-none-eabi/include/newlib.h ] || missing="$$missing libnewlib-arm-none-eabi"; \
-	command -v qemu-system-arm >/dev/null || missing="$$missing qemu-system-arm"; \
-	command -v cargo >/dev/null || [ -x "$$HOME/.cargo/bin/cargo" ] || missing="$$missing cargo"; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install_missing, \
+	  $(call need,command -v arm-none-eabi-gcc >/dev/null,gcc-arm-none-eabi) \
+	  $(call need,[ -f /usr/lib/arm-none-eabi/include/newlib.h ],libnewlib-arm-none-eabi) \
+	  $(call need,command -v qemu-system-arm >/dev/null,qemu-system-arm) \
+	  $(call need,command -v cargo >/dev/null || [ -x "$$HOME/.cargo/bin/cargo" ],cargo))
 
 firmware: deps-freertos
 	cmake -S core/osal/freertos -B $(FREERTOS) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-cortex-m3.cmake >/dev/null
@@ -69,42 +75,27 @@ firmware: deps-freertos
 # Static and cross builds (Debian's musl-tools, gcc-aarch64-linux-gnu,
 # gcc-arm-linux-gnueabihf; qemu-user-static runs the foreign ones in tests).
 deps-cross:
-	@missing=""; \
-	command -v musl-gcc >/dev/null || missing="$$missing musl-tools"; \
-	command -v aarch64-linux-gnu-gcc >/dev/null || missing="$$missing gcc-aarch64-linux-gnu"; \
-	command -v arm-linux-gnueabihf-gcc >/dev/null || missing="$$missing gcc-arm-linux-gnueabihf"; \
-	command -v qemu-aarch64-static >/dev/null || missing="$$missing qemu-user-static"; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install_missing, \
+	  $(call need,command -v musl-gcc >/dev/null,musl-tools) \
+	  $(call need,command -v aarch64-linux-gnu-gcc >/dev/null,gcc-aarch64-linux-gnu) \
+	  $(call need,command -v arm-linux-gnueabihf-gcc >/dev/null,gcc-arm-linux-gnueabihf) \
+	  $(call need,command -v qemu-aarch64-static >/dev/null,qemu-user-static))
 
 # Guests under QEMU: qemu-system-x86 and busybox-static (the guest's shell).
 deps-qemu:
-	@missing=""; \
-	command -v qemu-system-x86_64 >/dev/null || missing="$$missing qemu-system-x86"; \
-	dpkg -s busybox-static >/dev/null 2>&1 || missing="$$missing busybox-static"; \
-	command -v dpkg-deb >/dev/null || missing="$$missing dpkg"; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install_missing, \
+	  $(call need,command -v qemu-system-x86_64 >/dev/null,qemu-system-x86) \
+	  $(call need,dpkg -s busybox-static >/dev/null 2>&1,busybox-static) \
+	  $(call need,command -v dpkg-deb >/dev/null,dpkg))
 
 # Reports are checked in headless Chromium.
 deps-browser:
-	@if ! command -v chromium >/dev/null; then \
-	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install chromium" >&2; exit 2; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
-	fi
+	$(call apt_install_missing,$(call need,command -v chromium >/dev/null,chromium))
 
 # libFuzzer needs clang and its runtime.
 deps-fuzz:
-	@if ! command -v clang >/dev/null && ! command -v clang-14 >/dev/null; then \
-	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install clang" >&2; exit 2; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 libclang-rt-14-dev; \
-	fi
+	$(call apt_install_missing, \
+	  $(call need,command -v clang >/dev/null || command -v clang-14 >/dev/null,clang-14 libclang-rt-14-dev))
 
 # The probe's command line under libFuzzer (ASan, UBSan), from tests/fuzz/corpus_cli.
 FUZZ_SECONDS ?= 20
@@ -113,10 +104,8 @@ fuzz: deps-fuzz
 
 # The SSH target's tests start a real OpenSSH server on 127.0.0.1.
 deps-ssh:
-	@if [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null; then \
-	  if [ "$$(id -u)" != 0 ]; then echo "make: need root to install openssh-server" >&2; exit 2; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-client; \
-	fi
+	$(call apt_install_missing, \
+	  $(call need,[ -x /usr/sbin/sshd ] && command -v ssh >/dev/null,openssh-server openssh-client))
 
 probe-static:  # glibc, fully static
 	cmake -S . -B build-static -DCMAKE_BUILD_TYPE=Release -DRTG_STATIC=ON >/dev/null

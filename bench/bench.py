@@ -15,84 +15,25 @@ import os
 import platform
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PROBE = Path(os.environ.get("RTGAUGE_PROBE", ROOT / "build" / "rtgauge-probe"))
-Figures = dict[str, float]
-
-
-def sh(cmd: list[str], timeout: float = 600) -> str:
-    # By full path: svsematest calls ftok() on its own argv[0].
-    exe = shutil.which(cmd[0]) or cmd[0]
-    return subprocess.run([exe, *cmd[1:]], capture_output=True, text=True, timeout=timeout).stdout
-
-
-def rt_tests_pairs(text: str) -> Figures:
-    """ptsematest / svsematest / pmqtest / sigwaittest summary lines (µs)."""
-    rows = [
-        tuple(int(x) for x in m.groups())
-        for m in re.finditer(r"Min\s+(\d+), Cur\s+\d+, Avg\s+(\d+), Max\s+(\d+)", text)
-    ]
-    if not rows:
-        raise ValueError("no summary line from the peer")
-    return {
-        "min": min(r[0] for r in rows),
-        "avg": statistics.mean(r[1] for r in rows),
-        "max": max(r[2] for r in rows),
-        "p99": float("nan"),
-    }
-
-
-def cyclictest_out(text: str) -> Figures:
-    rows = [
-        tuple(int(x) for x in m.groups())
-        for m in re.finditer(r"C:\s*(\d+).*?Min:\s*(\d+).*?Avg:\s*(\d+).*?Max:\s*(\d+)", text)
-    ]
-    if not rows:
-        raise ValueError("no summary line from cyclictest")
-    n = sum(r[0] for r in rows)
-    return {
-        "min": min(r[1] for r in rows),
-        "avg": sum(r[0] * r[2] for r in rows) / n,
-        "max": max(r[3] for r in rows),
-        "p99": float("nan"),
-    }
-
-
-def oslat_out(text: str) -> Figures:
-    def grab(key: str) -> float:
-        m = re.search(rf"{key}:\s*([\d.]+)", text)
-        if not m:
-            raise ValueError(f"no {key} from oslat")
-        return float(m.group(1))
-
-    return {
-        "min": grab("Minimum"),
-        "avg": grab("Average"),
-        "max": grab("Maximum"),
-        "p99": float("nan"),
-    }
-
-
-@dataclass
-class Pair:
-    name: str
-    test: str
-    metric: str  # regex on metric names; matching ones are merged by worst/mean
-    probe_opts: Callable[[int], list[str]]
-    peer: Callable[[int], list[str]]
-    parse: Callable[[str], Figures]
-    difference: str
-    peer_load: list[str] | None = None  # runs in the background during the peer
-    ours_load: list[str] | None = None  # and during rtgauge
+import dln_tmo_smp
+from pairing import (
+    PROBE,
+    ROOT,
+    Pair,
+    bench_pair,
+    cyclictest_out,
+    oslat_out,
+    probe_ids,
+    rt_tests_pairs,
+    sh,
+)
 
 
 def tmr_lat_opts(align: str) -> Callable[[int], list[str]]:
@@ -210,29 +151,6 @@ PAIRS += [
 ]
 
 
-class Background:
-    """A load process for the length of one measured run."""
-
-    def __init__(self, cmd: list[str] | None) -> None:
-        self.proc = (
-            subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if cmd
-            else None
-        )
-
-    def __enter__(self) -> Background:
-        time.sleep(0.5 if self.proc else 0)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.proc:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-
-
 def pi_stress_agreement(secs: int) -> list[str]:
     """MUT-B-ARC ↔ pi_stress: do the two agree that PI prevents inversion?"""
     head = ["### MUT-B-ARC ↔ pi_stress (verdicts)\n"]
@@ -293,90 +211,6 @@ def summary(lines: list[str]) -> list[str]:
         "",
     ]
     return out
-
-
-def probe_ids() -> set[str]:
-    out = sh([str(PROBE), "--list-json"])
-    return {json.loads(line)["id"] for line in out.splitlines()}
-
-
-def ours(pair: Pair, secs: int) -> Figures:
-    out = sh([str(PROBE), "--tests", pair.test, "--prio", "95", *pair.probe_opts(secs)])
-    for line in out.splitlines():
-        r = json.loads(line)
-        if r.get("id") == pair.test:
-            ms = [m for m in r["metrics"] if re.search(pair.metric, m["name"]) and m["count"]]
-            if not ms:
-                raise ValueError(f"{pair.test}: no metric matching {pair.metric}")
-            n = sum(m["count"] for m in ms)
-            return {
-                "min": min(m["min"] for m in ms) / 1e3,
-                "avg": sum(m["mean"] * m["count"] for m in ms) / n / 1e3,
-                "max": max(m["max"] for m in ms) / 1e3,
-                "p99": max((m["p99"] or 0) for m in ms) / 1e3,
-            }
-    raise ValueError(f"no {pair.test} record")
-
-
-def fmt(x: float) -> str:
-    return "—" if x != x else f"{x:.2f}"
-
-
-def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
-    if not shutil.which(pair.peer(secs)[0]):
-        return [f"### {pair.name}\n", f"skipped: {pair.peer(secs)[0]} is not installed\n"]
-    runs: dict[str, list[Figures]] = {"peer": [], "rtgauge": []}
-    for _ in range(repeats):  # A B A B
-        with Background(pair.peer_load):
-            try:
-                runs["peer"].append(pair.parse(sh(pair.peer(secs))))
-            except ValueError:  # a peer that failed to start once gets one more try
-                runs["peer"].append(pair.parse(sh(pair.peer(secs))))
-        with Background(pair.ours_load):
-            runs["rtgauge"].append(ours(pair, secs))
-    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [
-        f"### {pair.name}\n",
-        f"{pair.difference}\n",
-        f"Run {when}: {secs} s per run, {repeats} runs each, interleaved.\n",
-        "| run | min µs | avg µs | max µs | p99 µs |",
-        "|---|---|---|---|---|",
-    ]
-    for who in ("peer", "rtgauge"):
-        for i, f in enumerate(runs[who]):
-            label = pair.peer(secs)[0] if who == "peer" else "rtgauge"
-            lines.append(
-                f"| {label} #{i + 1} | {fmt(f['min'])} | {fmt(f['avg'])} | "
-                f"{fmt(f['max'])} | {fmt(f['p99'])} |"
-            )
-    mean = {
-        w: {k: statistics.mean(f[k] for f in runs[w]) for k in ("min", "avg", "max")} for w in runs
-    }
-    spread = {
-        k: max(f[k] for f in runs["peer"]) - min(f[k] for f in runs["peer"])
-        for k in ("min", "avg", "max")
-    }
-    ratio = " · ".join(
-        f"{k} {mean['rtgauge'][k] / mean['peer'][k]:.2f}" if mean["peer"][k] else f"{k} —"
-        for k in ("min", "avg", "max")
-    )
-    lines += [
-        "",
-        f"ratio rtgauge/peer: {ratio}. Peer's own spread over {repeats} runs: "
-        + ", ".join(f"{k} {spread[k]:.2f} µs" for k in ("min", "avg", "max"))
-        + ". "
-        + " ".join(noise_word(k, mean, spread) for k in ("min", "avg", "max")),
-        "",
-    ]
-    return lines
-
-
-def noise_word(k: str, mean: dict[str, dict[str, float]], spread: dict[str, float]) -> str:
-    """Whether the difference of one figure lies within the peer's own spread
-    (or its 1 µs resolution): beyond it, the text above must explain it."""
-    diff = abs(mean["rtgauge"][k] - mean["peer"][k])
-    where = "within" if diff <= max(spread[k], 1.0) else "BEYOND"
-    return f"{k} difference {diff:.2f} µs: {where} the noise."
 
 
 def resummarise(text: str) -> str:
@@ -495,7 +329,7 @@ def main() -> int:
         print(f"bench: {PROBE} is not built (make probe)", file=sys.stderr)
         return 2
     have = probe_ids()
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     cpu = next(
         (x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name")),
         "?",
@@ -530,9 +364,7 @@ def main() -> int:
         print(f"bench: {pair.name} done", file=sys.stderr)
     if "MUT-B-ARC" in have:
         lines += pi_stress_agreement(a.seconds)
-    from beyond import sections  # the newer families' pairs (bench/beyond.py)
-
-    lines += sections(a.seconds, a.repeats, have)
+    lines += dln_tmo_smp.sections(a.seconds, a.repeats, have)
     lines += summary(lines)
     lines += clock_floor()
     lines += costs(a.quick)

@@ -46,6 +46,7 @@ static void list_json(void)
         rtg_json_kstr(&j, "id", d->id);
         rtg_json_kstr(&j, "title", d->title);
         rtg_json_kstr(&j, "kind", kind);
+        rtg_test_facts_emit(d, &j);
         rtg_json_kstr(&j, "source", d->source);
         const char *why_not = rtg_test_unavailable(d);
         rtg_json_kbool(&j, "available", why_not == NULL);

@@ -38,6 +38,30 @@ bool rtg_option_in_build(const struct rtg_option *o)
     return RTG_TEST_HOOKS || !(o->flags & RTG_OPT_HOOKS);
 }
 
+static const struct {
+    const char *id;
+    const char *title;
+} families[] = {
+#define RTG_FAMILY(id, title) {#id, title},
+#include "families.def"
+#undef RTG_FAMILY
+};
+
+const char *rtg_family_title(const char *test_id)
+{
+    size_t n = strcspn(test_id, "-");
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (strlen(families[i].id) == n && strncmp(families[i].id, test_id, n) == 0)
+            return families[i].title;
+    return NULL;
+}
+
+void rtg_test_facts_emit(const struct rtg_test_desc *d, struct rtg_json *j)
+{
+    rtg_json_kstr(j, "family_title", rtg_family_title(d->id));
+    rtg_json_kstr(j, "release_latency", d->release_latency);
+}
+
 /* Constant strings: the reason outlives every caller. */
 #define LACKS(what) "needs " what ", which the " RTG_OSAL_NAME " OSAL does not offer"
 

@@ -1,6 +1,7 @@
 /* What a test reports (figures, verdicts, notes, facts, its status) and
  * the test record it becomes: rtg/test.h's results, written by the runner. */
 #include "rtg_private/ctx.h"
+#include "rtg_private/registry.h"
 #include "rtg_private/version.h"
 
 #include <math.h>
@@ -172,6 +173,7 @@ void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, d
     rtg_json_kstr(j, "id", d->id);
     rtg_json_kstr(j, "title", d->title);
     rtg_json_kstr(j, "kind", kind);
+    rtg_test_facts_emit(d, j);
     rtg_json_kstr(j, "status", rtg_status_name(st));
     rtg_json_kstr(j, "reason", reason && *reason ? reason : NULL);
     rtg_json_key(j, "options");

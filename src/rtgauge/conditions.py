@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rtgauge.model import Bundle, Record
+from rtgauge.model import ImportInfo, System, TargetInfo, TestRecord
 
 RT_POLICIES = ("SCHED_FIFO", "SCHED_RR")
 # Statuses of a test that stopped before it finished measuring.
@@ -44,13 +44,9 @@ PARTIAL_STATUSES = ("error", "interrupted")
 UNJUDGED_STATUSES = (*PARTIAL_STATUSES, "skipped")
 
 
-def figures_partial(test: Record) -> bool:
+def figures_partial(test: TestRecord) -> bool:
     """The test stopped before it finished: its figures are partial."""
-    return test["status"] in PARTIAL_STATUSES
-
-
-def _family(test_id: str) -> str:
-    return test_id.split("-", 1)[0]
+    return test.status in PARTIAL_STATUSES
 
 
 @dataclass(frozen=True)
@@ -102,35 +98,29 @@ class RunConditions:
         return None
 
 
-def _measured(tests: list[Record]) -> list[Record]:
-    return [t for t in tests if t.get("metrics")]
-
-
-def run_conditions(bundle: Bundle) -> RunConditions:
-    s, target = bundle.system, bundle.target
-    virt, priv = s["virtualization"], s["privileges"]
-    measured = _measured(bundle.tests)
-    by_probe = bool(virt.get("emulated")) or any(
-        str(n).startswith("emulated") for t in bundle.tests for n in t.get("notes", [])
-    )
-    by_host = bool(target.get("emulated"))
+def run_conditions(
+    system: System, tests: list[TestRecord], target: TargetInfo, imported: ImportInfo | None
+) -> RunConditions:
+    """Decided once per run (rtgauge.run.Run holds it): the probe's records
+    and the host's target record weighed together."""
+    virt, priv = system.virtualization, system.privileges
+    measured = [t for t in tests if t.metrics]
+    by_probe = bool(virt.emulated) or any(n.startswith("emulated") for t in tests for n in t.notes)
+    by_host = bool(target.emulated)
     known_by = tuple(who for who, said in (("probe", by_probe), ("host", by_host)) if said)
     emulated = bool(known_by)
     virtualised = not emulated and (
-        bool(virt.get("hypervisor"))
-        or bool(target.get("virtualised"))
-        or any(t["conditions"].get("virtualized") for t in measured)
+        bool(virt.hypervisor)
+        or bool(target.virtualised)
+        or any(t.conditions.virtualized for t in measured)
     )
-    rt_ok = bool(priv["sched_fifo"]) and all(
-        t["conditions"]["policy"] in RT_POLICIES for t in measured
-    )
-    mlock_ok = bool(priv["mlockall"]) and all(t["conditions"]["mlockall"] for t in measured)
+    rt_ok = priv.sched_fifo and all(t.conditions.policy in RT_POLICIES for t in measured)
+    mlock_ok = priv.mlockall and all(t.conditions.mlockall for t in measured)
 
     virtual_time = emulated and (
-        target.get("icount_shift") is not None or "-icount" in str(virt.get("vendor") or "")
+        target.icount_shift is not None or "-icount" in str(virt.vendor or "")
     )
-    imported = bundle.imported or {}
-    unrecorded = None if not imported or imported.get("conditions_known") else imported["source"]
+    unrecorded = None if imported is None or imported.conditions_known else imported.source
     if unrecorded:
         rt_ok = mlock_ok = False
 
@@ -153,24 +143,24 @@ def run_conditions(bundle: Bundle) -> RunConditions:
             "recorded, so the figures are not treated as real-time"
         )
     elif not rt_ok:
-        why = priv.get("sched_fifo_reason") or (
-            "not obtained" if not priv["sched_fifo"] else "some tests ran without it"
+        why = priv.sched_fifo_reason or (
+            "not obtained" if not priv.sched_fifo else "some tests ran without it"
         )
         reasons.append(f"no SCHED_FIFO ({why}): the figures are not real-time")
     if not mlock_ok and not unrecorded:
-        why = priv.get("mlockall_reason") or (
-            "not obtained" if not priv["mlockall"] else "some tests ran without it"
+        why = priv.mlockall_reason or (
+            "not obtained" if not priv.mlockall else "some tests ran without it"
         )
         reasons.append(f"no mlockall ({why}): page faults may appear in the figures")
     if virtualised:
-        vendor = f" ({virt['vendor']})" if virt.get("vendor") else ""
+        vendor = f" ({virt.vendor})" if virt.vendor else ""
         reasons.append(f"hypervisor present{vendor}: it can steal time from any measurement")
-    partial = tuple(t["id"] for t in bundle.tests if figures_partial(t))
+    partial = tuple(t.id for t in tests if figures_partial(t))
     unjudged: dict[str, str] = {}
-    for t in bundle.tests:
-        if t["kind"] == "B" and t["status"] in UNJUDGED_STATUSES:
-            why = f"{t['id']} {t['status']}" + (f" ({t['reason']})" if t.get("reason") else "")
-            unjudged.setdefault(_family(t["id"]), why)
+    for t in tests:
+        if t.kind == "B" and t.status in UNJUDGED_STATUSES:
+            why = f"{t.id} {t.status}" + (f" ({t.reason})" if t.reason else "")
+            unjudged.setdefault(t.family, why)
     return RunConditions(
         emulated,
         known_by,

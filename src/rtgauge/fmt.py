@@ -17,25 +17,6 @@ COLUMNS = [
     ("stddev", "stddev"),
 ]
 
-FAMILIES = {
-    "CLK": "Clocks",
-    "TMR": "Timers and wake-up latency",
-    "IRQ": "Interrupt-level response",
-    "THR": "Threads and the scheduler",
-    "PRC": "Processes",
-    "SEM": "Counting semaphores",
-    "MUT": "Mutexes",
-    "MSG": "Message passing",
-    "SIG": "Signals",
-    "MEM": "Memory",
-    "CND": "Condition variables",
-    "RWL": "Reader-writer locks",
-    "BAR": "Barriers",
-    "TMO": "Timed waits",
-    "SMP": "Multiprocessor scheduling",
-    "DLN": "Deadline scheduling",
-}
-
 
 def us(ns: Any) -> str:
     """ns as µs with a precision that suits the size; '—' for null."""
@@ -52,14 +33,6 @@ def us(ns: Any) -> str:
 def us2(ns: Any) -> str:
     """ns as µs with 2 decimals (the metric tables); '—' for null."""
     return "—" if ns is None else f"{float(ns) / 1e3:,.2f}"
-
-
-def family(test_id: str) -> str:
-    return test_id.split("-", 1)[0]
-
-
-def worst_value(metric: dict[str, Any]) -> float:
-    return float(metric["max"]) if metric.get("max") is not None else -1.0
 
 
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")

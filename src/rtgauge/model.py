@@ -1,10 +1,12 @@
-"""Typed view of the result contract (schema/result-v1.json) and of a bundle.
+"""Typed views of the result contract (schema/result-v1.json) and of a bundle.
 
 Everything read from a file or a target is checked against the schema first
-(rtgauge.validate), so the rest of the host can trust the shape. The typed
-dataclasses (System, TestRecord, Metric, ...) are built from checked records;
-Bundle keeps the records themselves too, because a bundle is stored and
-reported exactly as the probe wrote it.
+(rtgauge.validate), so the views can trust the shape. The host reads records
+one way: through these views (a stored run as rtgauge.run.Run). Bundle keeps
+the records themselves as well, because a bundle is stored and exported
+exactly as the probe wrote it; only this module reads them as dictionaries.
+Numbers keep the type they were written with (an integer stays one), so a
+report shows them as the probe wrote them.
 """
 
 from __future__ import annotations
@@ -14,16 +16,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rtgauge import legacy_catalogue
 from rtgauge.errors import UsageError
 from rtgauge.validate import Record as Record
+from rtgauge.validate import check_catalogue_line
 from rtgauge.validate import check_record as check_record
 from rtgauge.validate import parse_line as parse_line
 
 BUNDLE_VERSION = 1
 
 
-def _num(v: Any) -> float | None:
-    return None if v is None else float(v)
+def family(test_id: str) -> str:
+    """A test's family: the prefix of its id (TMR of TMR-P-LAT)."""
+    return test_id.split("-", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -36,17 +41,43 @@ class Histogram:
     overflow_above: int
 
     @classmethod
-    def from_dict(cls, d: Record) -> Histogram:
+    def read(cls, d: Record) -> Histogram:
         return cls(
-            sub_bucket_bits=int(d["sub_bucket_bits"]),
-            buckets=[(int(lo), int(hi), int(n)) for lo, hi, n in d["buckets"]],
-            overflow=int(d["overflow"]),
-            overflow_above=int(d["overflow_above"]),
+            sub_bucket_bits=d["sub_bucket_bits"],
+            buckets=[(lo, hi, n) for lo, hi, n in d["buckets"]],
+            overflow=d["overflow"],
+            overflow_above=d["overflow_above"],
         )
 
     @property
     def total(self) -> int:
         return sum(n for _, _, n in self.buckets) + self.overflow
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """The order of a figure's extremes: per block of span_ms of test time, its
+    start, how many samples it holds, their maximum and how many exceeded
+    threshold_ns (schema: metric.blocks)."""
+
+    span_ms: float
+    threshold_ns: float
+    start_ms: list[float]
+    count: list[int]
+    maxima: list[float]
+    above: list[int]
+
+    @classmethod
+    def read(cls, d: Record) -> Blocks:
+        items = d["items"]
+        return cls(
+            span_ms=float(d["span_ms"]),
+            threshold_ns=float(d["threshold_ns"]),
+            start_ms=[float(i[0]) for i in items],
+            count=[int(i[1]) for i in items],
+            maxima=[float(i[2]) for i in items],
+            above=[int(i[3]) for i in items],
+        )
 
 
 @dataclass(frozen=True)
@@ -69,20 +100,27 @@ class Metric:
     params: Record
     hist: Histogram
     negative: int = 0  # intervals that ended before they began: not samples
+    blocks: Blocks | None = None
 
     @classmethod
-    def from_dict(cls, d: Record) -> Metric:
+    def read(cls, d: Record) -> Metric:
         stats = ("min", "max", "mean", "stddev", "p50", "p90", "p99", "p99_9", "p99_99")
         return cls(
-            name=str(d["name"]),
-            unit=str(d["unit"]),
-            count=int(d["count"]),
-            negative=int(d.get("negative") or 0),
-            worst_at_ms=_num(d["worst_at_ms"]),
+            name=d["name"],
+            unit=d["unit"],
+            count=d["count"],
+            negative=d.get("negative") or 0,  # older records have none: 0
+            worst_at_ms=d["worst_at_ms"],
             params=dict(d.get("params") or {}),
-            hist=Histogram.from_dict(d["hist"]),
-            **{k: _num(d[k]) for k in stats},
+            hist=Histogram.read(d["hist"]),
+            blocks=Blocks.read(d["blocks"]) if d.get("blocks") else None,
+            **{k: d[k] for k in stats},
         )
+
+    def stat(self, key: str) -> float | None:
+        """A statistic by its record key ("max", "p99_9", ...)."""
+        value: float | None = getattr(self, key)
+        return value
 
     @property
     def tail(self) -> float | None:
@@ -107,8 +145,8 @@ class Verdict:
     evidence: Any = None
 
     @classmethod
-    def from_dict(cls, d: Record) -> Verdict:
-        return cls(d["name"], bool(d["pass"]), d["expected"], d["observed"], d.get("evidence"))
+    def read(cls, d: Record) -> Verdict:
+        return cls(d["name"], d["pass"], d["expected"], d["observed"], d.get("evidence"))
 
 
 @dataclass(frozen=True)
@@ -130,14 +168,14 @@ class Series:
     phases: list[Phase]
 
     @classmethod
-    def from_dict(cls, d: Record) -> Series:
+    def read(cls, d: Record) -> Series:
         return cls(
             name=d["name"],
             unit=d["unit"],
-            window_ms=float(d["window_ms"]),
-            points=[(float(t), float(v)) for t, v in d["points"]],
+            window_ms=d["window_ms"],
+            points=[(t, v) for t, v in d["points"]],
             phases=[
-                Phase(p["name"], float(p["start_ms"]), float(p["end_ms"]), _num(p.get("ops_per_s")))
+                Phase(p["name"], p["start_ms"], p["end_ms"], p.get("ops_per_s"))
                 for p in d.get("phases", [])
             ],
         )
@@ -145,6 +183,8 @@ class Series:
 
 @dataclass(frozen=True)
 class Conditions:
+    """What a test really ran under."""
+
     policy: str
     prio: int
     mlockall: bool
@@ -171,13 +211,24 @@ class TestRecord:
     series: list[Series]
     notes: list[str]
     info: Record
+    family_title: str | None = None  # None: the family has no title
+    # The start of the names of the figures that are latencies from a release
+    # instant (None: none is); unsaid in records written before the probe said it.
+    release_latency: str | None = None
+    release_latency_said: bool = True
 
     @classmethod
     def from_dict(cls, d: Record, where: str = "test record") -> TestRecord:
         d = check_record(d, where)
         if d["record"] != "test":
             raise UsageError(f"{where}: expected a test record, got {d['record']!r}")
+        return cls.read(d)
+
+    @classmethod
+    def read(cls, d: Record) -> TestRecord:
+        """A checked test record (from_dict checks it first)."""
         c = d["conditions"]
+        fam = family(d["id"])
         return cls(
             id=d["id"],
             title=d["title"],
@@ -188,13 +239,24 @@ class TestRecord:
             conditions=Conditions(
                 c["policy"], c["prio"], c["mlockall"], list(c["cpus"]), c.get("virtualized")
             ),
-            duration_ms=float(d["duration_ms"]),
-            metrics=[Metric.from_dict(m) for m in d["metrics"]],
-            verdicts=[Verdict.from_dict(v) for v in d["verdicts"]],
-            series=[Series.from_dict(s) for s in d.get("series", [])],
+            duration_ms=d["duration_ms"],
+            metrics=[Metric.read(m) for m in d["metrics"]],
+            verdicts=[Verdict.read(v) for v in d["verdicts"]],
+            series=[Series.read(s) for s in d.get("series", [])],
             notes=list(d.get("notes", [])),
             info=dict(d.get("info") or {}),
+            family_title=(
+                d["family_title"]
+                if "family_title" in d
+                else legacy_catalogue.FAMILY_TITLES.get(fam)
+            ),
+            release_latency=d.get("release_latency"),
+            release_latency_said="release_latency" in d,
         )
+
+    @property
+    def family(self) -> str:
+        return family(self.id)
 
     @property
     def failed(self) -> bool:
@@ -204,74 +266,327 @@ class TestRecord:
     def worst(self) -> float:
         return max((m.worst for m in self.metrics), default=-1.0)
 
+    def is_release_latency(self, metric: Metric) -> bool:
+        """The figure is a latency from a release instant: a deadline applies to it."""
+        if not self.release_latency_said:
+            return legacy_catalogue.release_latency(self.id, metric.name)
+        return self.release_latency is not None and metric.name.startswith(self.release_latency)
+
+    @property
+    def latency_test(self) -> bool:
+        """Every figure of the test is a latency from a release instant (a test
+        that also measures other things, such as THR-P-WKL's hand-overs, is not)."""
+        if not self.release_latency_said:
+            return self.id in legacy_catalogue.LATENCY_TESTS
+        return self.release_latency is not None and all(
+            self.is_release_latency(m) for m in self.metrics
+        )
+
+    def metric(self, name: str) -> Metric | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+@dataclass(frozen=True)
+class Host:
+    hostname: str
+    os: str
+    os_pretty_name: str | None
+    release: str
+    version: str
+    machine: str
+
+
+@dataclass(frozen=True)
+class Kernel:
+    preempt_model: str | None
+    preempt_source: str | None
+    realtime: bool | None
+    hz_measured: float | None
+    hz_config: int | None
+    isolcpus: str | None
+    nohz_full: str | None
+    rt_runtime_us: int | None
+    rt_period_us: int | None
+
+
+@dataclass(frozen=True)
+class Cpu:
+    model: str | None
+    online: int
+    configured: int
+    governor: str | None
+    selected: list[int]
+
+
+@dataclass(frozen=True)
+class SmallStats:
+    count: int
+    min: float
+    mean: float
+    max: float
+
+
+@dataclass(frozen=True)
+class Clock:
+    source: str
+    kernel_clocksource: str | None
+    freq_hz: float | None
+    floor_ns: SmallStats  # two back-to-back reads: no figure is finer
+
+
+@dataclass(frozen=True)
+class Virtualization:
+    hypervisor: bool | None
+    vendor: str | None
+    emulated: bool | None
+
+
+@dataclass(frozen=True)
+class Privileges:
+    """What the probe obtained, not what it asked for."""
+
+    euid: int
+    sched_fifo: bool
+    sched_fifo_reason: str | None
+    mlockall: bool
+    mlockall_reason: str | None
+    affinity: bool
+    prio: int
+    cpu_dma_latency: bool | None  # written by some probes only
+
+
+@dataclass(frozen=True)
+class ProbeBuild:
+    version: str
+    argv: list[str]
+    compiler: str
+    libc: str
+    static: bool
+    arch: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    quick: bool
+    duration_scale: float
+    tests: list[str]
+
 
 @dataclass(frozen=True)
 class System:
     """The target as the probe found it, and what it was allowed to do."""
 
-    hostname: str
-    os: str
-    os_pretty_name: str | None
-    release: str
-    kernel_version: str
-    machine: str
-    probe_version: str
-    preempt_model: str | None
-    hz_measured: float | None
-    rt_runtime_us: int | None
-    rt_period_us: int | None
-    cpu_model: str | None
-    cpus_online: int
-    governor: str | None
-    clock_source: str
-    floor_ns_mean: float
-    hypervisor: bool | None
-    hypervisor_vendor: str | None
-    emulated: bool | None
-    sched_fifo: bool
-    sched_fifo_reason: str | None
-    mlockall: bool
-    mlockall_reason: str | None
-    prio: int
-    planned_tests: list[str]
-    quick: bool
+    probe: ProbeBuild
+    started_at: str | None
+    host: Host
+    kernel: Kernel
+    cpu: Cpu
+    clock: Clock
+    virtualization: Virtualization
+    privileges: Privileges
+    run: Plan
     warnings: list[str]
+    rtos: Record | None  # another OS than Linux: its kernel, port, board, settings
 
     @classmethod
     def from_dict(cls, d: Record, where: str = "system record") -> System:
         d = check_record(d, where)
         if d["record"] != "system":
             raise UsageError(f"{where}: expected the system record, got {d['record']!r}")
+        return cls.read(d)
+
+    @classmethod
+    def read(cls, d: Record) -> System:
+        """A checked system record (from_dict checks it first)."""
         h, k, c, clk = d["host"], d["kernel"], d["cpu"], d["clock"]
-        v, p = d["virtualization"], d["privileges"]
+        v, p, b, floor = d["virtualization"], d["privileges"], d["probe"], d["clock"]["floor_ns"]
         return cls(
-            hostname=h["hostname"],
-            os=h["os"],
-            os_pretty_name=h.get("os_pretty_name"),
-            release=h["release"],
-            kernel_version=h["version"],
-            machine=h["machine"],
-            probe_version=d["probe"]["version"],
-            preempt_model=k["preempt_model"],
-            hz_measured=_num(k["hz_measured"]),
-            rt_runtime_us=k["rt_runtime_us"],
-            rt_period_us=k["rt_period_us"],
-            cpu_model=c["model"],
-            cpus_online=c["online"],
-            governor=c["governor"],
-            clock_source=clk["source"],
-            floor_ns_mean=float(clk["floor_ns"]["mean"]),
-            hypervisor=v["hypervisor"],
-            hypervisor_vendor=v["vendor"],
-            emulated=v.get("emulated"),
-            sched_fifo=p["sched_fifo"],
-            sched_fifo_reason=p.get("sched_fifo_reason"),
-            mlockall=p["mlockall"],
-            mlockall_reason=p.get("mlockall_reason"),
-            prio=p["prio"],
-            planned_tests=list(d["run"]["tests"]),
-            quick=d["run"]["quick"],
-            warnings=list(d.get("warnings", [])),
+            probe=ProbeBuild(
+                b["version"],
+                list(b["argv"]),
+                b["build"]["compiler"],
+                b["build"]["libc"],
+                b["build"]["static"],
+                b["build"]["arch"],
+            ),
+            started_at=d.get("started_at"),
+            host=Host(
+                h["hostname"],
+                h["os"],
+                h.get("os_pretty_name"),
+                h["release"],
+                h["version"],
+                h["machine"],
+            ),  # fmt: skip
+            kernel=Kernel(
+                k["preempt_model"],
+                k["preempt_source"],
+                k["realtime"],
+                k["hz_measured"],
+                k.get("hz_config"),
+                k["isolcpus"],
+                k["nohz_full"],
+                k["rt_runtime_us"],
+                k["rt_period_us"],
+            ),
+            cpu=Cpu(c["model"], c["online"], c["configured"], c["governor"], list(c["selected"])),
+            clock=Clock(
+                clk["source"],
+                clk["kernel_clocksource"],
+                clk["freq_hz"],
+                SmallStats(floor["count"], floor["min"], floor["mean"], floor["max"]),
+            ),
+            virtualization=Virtualization(v["hypervisor"], v["vendor"], v.get("emulated")),
+            privileges=Privileges(
+                p["euid"],
+                p["sched_fifo"],
+                p.get("sched_fifo_reason"),
+                p["mlockall"],
+                p.get("mlockall_reason"),
+                p["affinity"],
+                p["prio"],
+                p.get("cpu_dma_latency"),
+            ),
+            run=Plan(d["run"]["quick"], d["run"]["duration_scale"], list(d["run"]["tests"])),
+            warnings=[str(w) for w in d.get("warnings", [])],
+            rtos=d.get("rtos") or None,
+        )
+
+
+@dataclass(frozen=True)
+class End:
+    """How the run ended, as the probe counted it."""
+
+    status: str  # "complete" or "interrupted"
+    tests: int
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    interrupted: int
+    exit_code: int
+    elapsed_ms: float
+
+    @classmethod
+    def read(cls, d: Record) -> End:
+        return cls(
+            d["status"],
+            d["tests"],
+            d["passed"],
+            d["failed"],
+            d["errors"],
+            d["skipped"],
+            d.get("interrupted", 0),
+            d["exit_code"],
+            d["elapsed_ms"],
+        )
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """What the host knew about where the probe ran (the bundle's "target");
+    a key a bundle lacks reads as not known."""
+
+    kind: str
+    name: str | None = None
+    emulated: bool | None = None
+    virtualised: bool | None = None
+    icount_shift: int | None = None  # QEMU's instruction counting, when on
+    append: str | None = None  # a guest kernel's extra command line
+    place: str | None = None  # a labgrid place (a board)
+    accel: str | None = None  # QEMU's accelerator: tcg (emulation) or kvm
+
+    @classmethod
+    def read(cls, d: Record) -> TargetInfo:
+        return cls(
+            kind=str(d.get("kind", "local")),
+            name=d.get("name"),
+            emulated=d.get("emulated"),
+            virtualised=d.get("virtualised"),
+            icount_shift=d.get("icount_shift"),
+            append=d.get("append"),
+            place=d.get("place"),
+            accel=d.get("accel"),
+        )
+
+
+@dataclass(frozen=True)
+class ImportInfo:
+    """Where an imported run came from (the bundle's "import")."""
+
+    source: str
+    file: str | None
+    tool_version: str | None
+    command: str | None
+    conditions_known: bool  # the source recorded policy, priority and memory locking
+    unknown: list[str]  # the facts the source did not give
+
+    @classmethod
+    def read(cls, d: Record) -> ImportInfo:
+        return cls(
+            source=str(d.get("source")),
+            file=d.get("file"),
+            tool_version=d.get("tool_version"),
+            command=d.get("command"),
+            conditions_known=bool(d.get("conditions_known")),
+            unknown=[str(u) for u in d.get("unknown", [])],
+        )
+
+
+@dataclass(frozen=True)
+class CatalogueOption:
+    key: str
+    type: str  # "int", "float" or "enum"
+    help: str
+    choices: str | None = None  # enum: comma-separated, the first is the default
+    default: float | None = None
+    quick: float | None = None  # the default under --quick, when it differs
+    min: float | None = None
+    max: float | None = None
+    scaled: bool = False  # scaled by --duration-scale
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One line of rtgauge-probe --list-json: a test, whether this build can
+    run it, and its options."""
+
+    id: str
+    title: str
+    kind: str
+    available: bool
+    reason: str | None
+    options: list[CatalogueOption]
+    source: str | None = None
+    family_title: str | None = None  # None also from a probe that did not say
+    release_latency: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str) -> CatalogueEntry:
+        d = check_catalogue_line(d, where)
+        return cls(
+            id=d["id"],
+            title=d["title"],
+            kind=d["kind"],
+            available=d["available"],
+            reason=d["reason"],
+            options=[
+                CatalogueOption(
+                    o["key"],
+                    o["type"],
+                    o["help"],
+                    o.get("choices"),
+                    o.get("default"),
+                    o.get("quick"),
+                    o.get("min"),
+                    o.get("max"),
+                    bool(o.get("scaled")),
+                )
+                for o in d["options"]
+            ],
+            source=d.get("source"),
+            family_title=d.get("family_title"),
+            release_latency=d.get("release_latency"),
         )
 
 
@@ -297,16 +612,22 @@ class Bundle:
     def host(self) -> str:
         return str(self.system["host"]["hostname"])
 
-    @property
-    def label(self) -> str:
-        """How a comparison names this run: host and kernel release."""
-        return f"{self.host} {self.system['host']['release']}"
-
+    # The views of the records: every record of a bundle was checked when it
+    # came in (from a file, a stream, an importer), so none is checked again.
     def system_view(self) -> System:
-        return System.from_dict(self.system)
+        return System.read(self.system)
 
     def test_views(self) -> list[TestRecord]:
-        return [TestRecord.from_dict(t, f"tests[{i}]") for i, t in enumerate(self.tests)]
+        return [TestRecord.read(t) for t in self.tests]
+
+    def end_view(self) -> End | None:
+        return None if self.end is None else End.read(self.end)
+
+    def target_view(self) -> TargetInfo:
+        return TargetInfo.read(self.target)
+
+    def import_view(self) -> ImportInfo | None:
+        return ImportInfo.read(self.imported) if self.imported else None
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "bundle") -> Bundle:

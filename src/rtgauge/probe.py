@@ -7,16 +7,14 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
-
-import jsonschema
 
 from rtgauge.errors import UsageError
+from rtgauge.model import CatalogueEntry
 
 
-def repo_root(start: Path | None = None) -> Path | None:
-    """The source tree (CMakeLists.txt + core/) at or above start."""
-    here = (start or Path.cwd()).resolve()
+def repo_root() -> Path | None:
+    """The source tree (CMakeLists.txt + core/) at or above the working directory."""
+    here = Path.cwd().resolve()
     for d in (here, *here.parents):
         if (d / "CMakeLists.txt").is_file() and (d / "core").is_dir():
             return d
@@ -26,19 +24,20 @@ def repo_root(start: Path | None = None) -> Path | None:
     return None
 
 
-def build_probe(root: Path, build: str = "build", target: str = "rtgauge-probe") -> Path:
+def build_probe(root: Path) -> Path:
+    """build/rtgauge-probe of the tree, as make probe builds it."""
     if not shutil.which("cmake"):
         raise UsageError("the probe is not built and cmake is missing: run make run")
-    out = root / build
+    out = root / "build"
     for cmd in (
         ["cmake", "-S", str(root), "-B", str(out), "-DCMAKE_BUILD_TYPE=Release"],
-        ["cmake", "--build", str(out), "--target", target],
+        ["cmake", "--build", str(out), "--target", "rtgauge-probe"],
     ):
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:]
             raise UsageError(f"building the probe failed: {' '.join(tail) or cmd}")
-    return out / target
+    return out / "rtgauge-probe"
 
 
 def find_probe(explicit: str | None = None, build: bool = True) -> Path:
@@ -74,66 +73,20 @@ def static_probe(arch: str = "x86_64") -> Path:
     return path
 
 
-# The shape of a --list-json line: what `rtgauge list` relies on.
-_NUMBER = {"type": "number"}
-CATALOGUE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["record", "id", "title", "kind", "available", "reason", "options"],
-    "properties": {
-        "record": {"const": "catalogue"},
-        "id": {"type": "string", "pattern": "^[A-Z]{3}-[BPS]-[A-Z]+$"},
-        "title": {"type": "string"},
-        "kind": {"enum": ["B", "P", "S"]},
-        "available": {"type": "boolean"},
-        "reason": {"type": ["string", "null"]},
-        "options": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["key", "type", "help"],
-                "properties": {"key": {"type": "string"}, "help": {"type": "string"}},
-                "oneOf": [
-                    {
-                        "properties": {"type": {"const": "enum"}, "choices": {"type": "string"}},
-                        "required": ["choices"],
-                    },
-                    {
-                        "properties": {
-                            "type": {"enum": ["int", "float"]},
-                            "default": _NUMBER,
-                            "min": _NUMBER,
-                            "max": _NUMBER,
-                            "quick": _NUMBER,
-                        },
-                        "required": ["default", "min", "max"],
-                    },
-                ],
-            },
-        },
-    },
-}
-
-
-def parse_catalogue(text: str, where: str) -> list[dict[str, Any]]:
-    """The --list-json lines, each checked; a bad one is one clear error."""
-    validator = jsonschema.Draft202012Validator(CATALOGUE_SCHEMA)
+def parse_catalogue(text: str, where: str) -> list[CatalogueEntry]:
+    """The --list-json lines, each checked against the contract; a bad one is
+    one clear error."""
     out = []
     for i, line in enumerate((ln for ln in text.splitlines() if ln.strip()), start=1):
         try:
             entry = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UsageError(f"{where} line {i}: not JSON ({exc.msg})") from exc
-        error = jsonschema.exceptions.best_match(validator.iter_errors(entry))
-        if error is not None:
-            path = "/".join(str(p) for p in error.absolute_path) or "(entry)"
-            raise UsageError(
-                f"{where} line {i}: invalid catalogue entry at {path}: {error.message}"
-            )
-        out.append(entry)
+        out.append(CatalogueEntry.from_dict(entry, f"{where} line {i}"))
     return out
 
 
-def catalogue(probe: Path) -> list[dict[str, Any]]:
+def catalogue(probe: Path) -> list[CatalogueEntry]:
     proc = subprocess.run([str(probe), "--list-json"], capture_output=True, text=True)
     if proc.returncode != 0:
         raise UsageError(f"{probe} --list-json failed: {proc.stderr.strip()}")

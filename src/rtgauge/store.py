@@ -12,12 +12,12 @@ import json
 import os
 import re
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from rtgauge.errors import UsageError
-from rtgauge.model import Bundle, Record, load_bundle
+from rtgauge.model import Bundle, Record, System, TargetInfo, load_bundle
 
 INDEX = "index.sqlite"
 
@@ -29,7 +29,7 @@ def safe_name(text: str) -> str:
 
 
 def utc_stamp() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 class RunWriter:
@@ -43,7 +43,7 @@ class RunWriter:
         self.command = command
         self.target = target
         self.stamp = utc_stamp()
-        self.created_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.created_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.bundle: Bundle | None = None
         self.partial: Path | None = None
         self._fh: IO[str] | None = None
@@ -95,7 +95,7 @@ class RunWriter:
     def _open(self, system: Record) -> None:
         if self.bundle is not None:
             raise UsageError("the probe sent a second system record")
-        folder = self.results / safe_name(str(system["host"]["hostname"]))
+        folder = self.results / safe_name(System.read(system).host.hostname)
         folder.mkdir(parents=True, exist_ok=True)
         # Runs of one host name may start in the same second (boards of a
         # fleet often share one): each gets a name of its own, never another's.
@@ -163,28 +163,27 @@ def _connect(results: Path) -> sqlite3.Connection:
     return db
 
 
-def target_name(target: Record) -> str:
+def target_name(target: TargetInfo) -> str:
     """The index's target column: the kind, and for a labgrid board its place
     (boards of one kind often share a host name)."""
-    kind = str(target.get("kind", "local"))
-    return f"{kind}:{target['place']}" if target.get("place") else kind
+    return f"{target.kind}:{target.place}" if target.place else target.kind
 
 
 def index_run(results: Path, bundle: Bundle) -> None:
     assert bundle.path is not None
-    end = bundle.end or {}
-    statuses = [t["status"] for t in bundle.tests]
+    system, end = bundle.system_view(), bundle.end_view()
+    statuses = [t.status for t in bundle.test_views()]
     values = (
         str(bundle.path.relative_to(results)),
-        bundle.host,
+        system.host.hostname,
         bundle.created_at,
-        target_name(bundle.target),
-        bundle.system["host"]["release"],
-        bundle.system["kernel"]["preempt_model"],
-        len(bundle.tests),
-        end.get("passed", sum(s in ("ok", "pass") for s in statuses)),
-        end.get("failed", statuses.count("fail")),
-        end.get("errors", statuses.count("error")),
+        target_name(bundle.target_view()),
+        system.host.release,
+        system.kernel.preempt_model,
+        len(statuses),
+        end.passed if end else sum(s in ("ok", "pass") for s in statuses),
+        end.failed if end else statuses.count("fail"),
+        end.errors if end else statuses.count("error"),
         int(bundle.complete),
         bundle.run_label,
     )

@@ -30,7 +30,7 @@ def schema() -> Record:
 SCHEMA_VERSION: int = int(schema()["$defs"]["system"]["properties"]["schema_version"]["const"])
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def _validator(kind: str | None) -> jsonschema.Draft202012Validator:
     """The whole contract, or one record kind of it (clearer messages than oneOf)."""
     s = schema()
@@ -58,6 +58,17 @@ def check_record(record: Any, where: str) -> Record:
         msg = best.message if len(best.message) < 160 else best.message[:157] + "..."
         raise UsageError(f"{where}: invalid {kind} at {path}: {msg}")
     return record
+
+
+def check_catalogue_line(entry: Any, where: str) -> Record:
+    """One --list-json line if it fits the contract's catalogue entry, else a
+    UsageError naming where and why."""
+    error = jsonschema.exceptions.best_match(_validator("catalogue").iter_errors(entry))
+    if error is not None:
+        path = "/".join(str(p) for p in error.absolute_path) or "(entry)"
+        raise UsageError(f"{where}: invalid catalogue entry at {path}: {error.message}")
+    checked: Record = entry
+    return checked
 
 
 def parse_line(line: str, where: str) -> Record:

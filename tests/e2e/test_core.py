@@ -13,8 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
-from probe_run import ROOT, metric, probe_path, run_probe, validate
+from probe_run import ROOT, SCHEMA, metric, probe_path, run_probe, validate
 
 QUICK_LAT = ("--opt", "TMR-P-LAT.duration_ms=300")
 
@@ -32,6 +33,34 @@ def test_list_json_describes_every_test() -> None:
         for o in e["options"]:
             if o["type"] != "enum":
                 assert o["min"] <= o["default"] <= o["max"], (e["id"], o)
+        jsonschema.validate(e, {"$ref": "#/$defs/catalogue", "$defs": SCHEMA["$defs"]})
+
+
+def test_the_probe_says_what_the_host_needs_to_know_of_a_test() -> None:
+    """Each test's family title and which of its figures are latencies from a
+    release instant, in --list-json and in the test's own record alike: the
+    host keeps no list of tests."""
+    out = subprocess.run(
+        [str(probe_path()), "--list-json"], capture_output=True, text=True, check=True
+    ).stdout
+    listed = {e["id"]: e for e in map(json.loads, out.splitlines())}
+    assert all(e["family_title"] for e in listed.values())
+    assert listed["TMR-P-LAT"]["family_title"] == "Timers and wake-up latency"
+    latency = {i: e["release_latency"] for i, e in listed.items() if e["release_latency"]}
+    assert {
+        "TMR-P-LAT": "timer.wakeup.",
+        "TMR-P-LOAD": "timer.wakeup.",
+        "IRQ-P-LAT": "irq.",
+        "THR-P-PRE": "thread.preempt.",
+        "THR-P-WKL": "thread.preempt.",
+    }.items() <= latency.items()
+    assert "SEM-B-LCK" not in latency and "CLK-P-RES" not in latency
+    run = run_probe("--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT)
+    for tid, rec in run.tests.items():
+        said = (rec["family_title"], rec["release_latency"])
+        assert said == (listed[tid]["family_title"], listed[tid]["release_latency"]), tid
+    lat = run.tests["TMR-P-LAT"]
+    assert lat["metrics"] and all(m["name"].startswith("timer.wakeup.") for m in lat["metrics"])
 
 
 def test_quick_run_is_valid_and_complete() -> None:

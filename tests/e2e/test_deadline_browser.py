@@ -15,7 +15,7 @@ from probe_run import run_probe
 from test_report_browser import browse
 
 from rtgauge.model import bundle_from_records
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 
 VERDICTS = ("meets", "misses", "not enough samples")

@@ -31,7 +31,7 @@ def test_catalogue_is_valid_and_listed(host_probe: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     entries = parse_catalogue(proc.stdout, "--list-json")
-    ids = [e["id"] for e in entries]
+    ids = [e.id for e in entries]
     assert {"CLK-P-RES", "TMR-P-LAT"} <= set(ids) and len(ids) == len(set(ids))
     listed = rtgauge(host_probe, "list")
     assert listed.returncode == 0, listed.stderr

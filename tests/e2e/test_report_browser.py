@@ -14,7 +14,7 @@ import pytest
 
 from rtgauge.cli.compare import run_compare
 from rtgauge.model import bundle_from_records
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 
 HOSTILE = "<script>alert('pwned')</script>"

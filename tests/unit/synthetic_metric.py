@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from rtgauge.model import Metric, TestRecord
+
 SUB_BITS = 7
 LIMIT = 1 << 35
 
@@ -73,5 +75,35 @@ def metric(
     return m
 
 
-def timed_test(test_id: str, metrics: list[dict[str, Any]], **info: Any) -> dict[str, Any]:
-    return {"id": test_id, "options": {"period_us": 1000}, "metrics": metrics, "info": info}
+def as_metric(partial: dict[str, Any]) -> Metric:
+    """The view of a hand-made figure: what it leaves out is empty or null."""
+    hist = {"sub_bucket_bits": SUB_BITS, "buckets": [], "overflow": 0, "overflow_above": LIMIT}
+    stats = ("min", "max", "mean", "stddev", "p50", "p90", "p99", "p99_9", "p99_99")
+    full: dict[str, Any] = {"name": "m", "unit": "ns", "count": 0, "worst_at_ms": None}
+    full |= {k: None for k in stats} | partial
+    full["hist"] = hist | partial.get("hist", {})
+    return Metric.read(full)
+
+
+def as_test(partial: dict[str, Any]) -> TestRecord:
+    """The view of a hand-made test record: id and what it gives, the rest empty."""
+    full: dict[str, Any] = {
+        "title": "t",
+        "kind": "P",
+        "status": "ok",
+        "reason": None,
+        "options": {},
+        "conditions": {"policy": "SCHED_FIFO", "prio": 95, "mlockall": True, "cpus": [0]},
+        "duration_ms": 0,
+        "verdicts": [],
+    } | partial
+    full["metrics"] = [m for m in full.get("metrics", [])]
+    return TestRecord.read(full)
+
+
+def timed_test(test_id: str, metrics: list[dict[str, Any]], **info: Any) -> TestRecord:
+    """A latency test of these figures, as a record written before the probe
+    said which figures are release latencies (the host's lists decide)."""
+    return as_test(
+        {"id": test_id, "options": {"period_us": 1000}, "metrics": metrics, "info": info}
+    )

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from rtgauge.errors import UsageError
 from rtgauge.model import bundle_from_records, load_bundle
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text
 

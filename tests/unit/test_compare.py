@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from synthetic_metric import as_metric
 
 from rtgauge.analysis.compare import Row, compare, judge_row, labels_for, points
 from rtgauge.analysis.ratings import load_criteria, overall, rate, stars_text
@@ -19,19 +20,22 @@ from rtgauge.analysis.stats import (
     tail_test,
 )
 from rtgauge.errors import UsageError
-from rtgauge.model import bundle_from_records
+from rtgauge.model import Metric, bundle_from_records
+from rtgauge.run import Run
 
 
-def hist_metric(values: dict[int, int]) -> dict[str, Any]:
+def hist_metric(values: dict[int, int]) -> Metric:
     buckets = [[v, v + 1, n] for v, n in sorted(values.items())]
     count = sum(values.values())
-    return {
-        "name": "timer.wakeup.x.all",
-        "count": count,
-        "max": max(values),
-        "mean": sum(v * n for v, n in values.items()) / count,
-        "hist": {"buckets": buckets, "overflow": 0, "overflow_above": 1 << 35},
-    }
+    return as_metric(
+        {
+            "name": "timer.wakeup.x.all",
+            "count": count,
+            "max": max(values),
+            "mean": sum(v * n for v, n in values.items()) / count,
+            "hist": {"buckets": buckets, "overflow": 0, "overflow_above": 1 << 35},
+        }
+    )
 
 
 def test_mann_whitney_known_values() -> None:
@@ -41,7 +45,7 @@ def test_mann_whitney_known_values() -> None:
     assert t.superiority == 0.0  # every a below every b
     # exact: U = 0 is 1 of the 20 orderings of 3 + 3, twice for two sides
     assert t.method == "exact" and t.p == pytest.approx(0.10)
-    assert not significant(a, b)
+    assert not significant(t, 0.01)
     four = mann_whitney(
         hist_metric({1: 1, 2: 1, 3: 1, 4: 1}), hist_metric({5: 1, 6: 1, 7: 1, 8: 1})
     )
@@ -51,9 +55,9 @@ def test_mann_whitney_known_values() -> None:
     t2 = mann_whitney(same, copy.deepcopy(same))
     assert t2.method == "normal approximation"
     assert t2.p == pytest.approx(1.0) and t2.superiority == pytest.approx(0.5)
-    assert not significant(same, copy.deepcopy(same))
+    assert not significant(t2, 0.01)
     far = hist_metric({20: 500, 21: 500})
-    assert significant(same, far)
+    assert significant(mann_whitney(same, far), 0.01)
 
 
 def test_fisher_exact_known_values() -> None:
@@ -95,7 +99,7 @@ def test_partial_figures_are_compared_with_nothing() -> None:
     assert row.best_max is None and row.best_mean is None and not row.significant
 
 
-def _two(sample_records: list[dict[str, Any]], slower: float) -> list[Any]:
+def _two(sample_records: list[dict[str, Any]], slower: float) -> list[Run]:
     b = copy.deepcopy(sample_records)
     for rec in b[1:-1]:
         for m in rec["metrics"]:
@@ -105,7 +109,7 @@ def _two(sample_records: list[dict[str, Any]], slower: float) -> list[Any]:
             m["hist"]["buckets"] = [
                 [int(lo * slower), int(hi * slower) + 1, n] for lo, hi, n in m["hist"]["buckets"]
             ]
-    return [bundle_from_records(sample_records, "a"), bundle_from_records(b, "b")]
+    return [Run.of(bundle_from_records(sample_records, "a")), Run.of(bundle_from_records(b, "b"))]
 
 
 def test_compare_marks_the_better_system(sample_records: list[dict[str, Any]]) -> None:
@@ -143,7 +147,7 @@ def test_ratings_follow_the_criteria(sample_records: list[dict[str, Any]], tmp_p
 def test_emulated_runs_are_not_rated_on_timing(sample_records: list[dict[str, Any]]) -> None:
     recs = copy.deepcopy(sample_records)
     recs[0]["virtualization"]["emulated"] = True
-    ratings = rate(bundle_from_records(recs, "x"), load_criteria())
+    ratings = rate(Run.of(bundle_from_records(recs, "x")), load_criteria())
     assert all(r.stars is None for r in ratings)
 
 
@@ -158,8 +162,8 @@ def test_bad_criteria(tmp_path: Path, content: str) -> None:
 
 
 def test_labels_are_distinct(sample_records: list[dict[str, Any]]) -> None:
-    b = bundle_from_records(sample_records, "x")
-    assert len(set(labels_for([b, b, b]))) == 3
+    r = Run.of(bundle_from_records(sample_records, "x"))
+    assert len(set(labels_for([r, r, r]))) == 3
 
 
 def test_boards_of_one_kind_are_told_apart_by_their_place(
@@ -169,6 +173,6 @@ def test_boards_of_one_kind_are_told_apart_by_their_place(
     for place in ("rpi-1", "rpi-2"):
         b = bundle_from_records(sample_records, "x")
         b.target = {"kind": "labgrid", "name": f"labgrid://lab/{place}", "place": place}
-        boards.append(b)
+        boards.append(Run.of(b))
     first, second = labels_for(boards)
     assert "(labgrid rpi-1, " in first and "(labgrid rpi-2, " in second

@@ -10,36 +10,36 @@ from typing import Any
 from rtgauge.analysis.compare import compare, points
 from rtgauge.analysis.ratings import load_criteria, rate
 from rtgauge.analysis.requirements import deadline_verdicts
-from rtgauge.conditions import run_conditions
-from rtgauge.model import Bundle, bundle_from_records
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.model import bundle_from_records
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
+from rtgauge.run import Run
 
 DEADLINE_NS = 1e9  # far above every latency of the sample: met on a trusted run
 
 
-def _bundle(records: list[dict[str, Any]], target: dict[str, Any] | None = None) -> Bundle:
+def _run(records: list[dict[str, Any]], target: dict[str, Any] | None = None) -> Run:
     b = bundle_from_records(copy.deepcopy(records), "x")
     if target is not None:
         b.target = target
-    return b
+    return Run.of(b)
 
 
-def _tmr(b: Bundle) -> Any:
+def _tmr(b: Run) -> Any:
     return next(r for r in rate(b, load_criteria()) if r.family == "TMR")
 
 
 def test_a_trusted_run_is_rated_and_its_deadline_claimed(
     sample_records: list[dict[str, Any]],
 ) -> None:
-    b = _bundle(sample_records)
-    cond = run_conditions(b)
+    b = _run(sample_records)
+    cond = b.conditions
     assert cond.timing_rateable and cond.deadline_verdict_allowed
     assert cond.virtualised  # the sample ran in a VM: said, not barred
     assert _tmr(b).stars is not None
     vs = deadline_verdicts(b, DEADLINE_NS, 0.5)
     assert vs and all(v.claim == "met" for v in vs)
-    html = EXPORTERS["html"].render(run_report(b, DEADLINE_NS, 0.5))
+    html = EXPORTERS["html"].render(run_report(b.bundle, DEADLINE_NS, 0.5))
     assert 'class="pass">meets' in html  # what the untrusted runs below must not show
 
 
@@ -51,14 +51,14 @@ def test_emulation_known_only_to_the_host_voids_timing(
     report says so."""
     records = copy.deepcopy(sample_records)
     assert records[0]["virtualization"]["emulated"] is False
-    b = _bundle(records, {"kind": "qemu", "accel": "tcg", "emulated": True})
-    cond = run_conditions(b)
+    b = _run(records, {"kind": "qemu", "accel": "tcg", "emulated": True})
+    cond = b.conditions
     assert cond.emulated and cond.emulated_known_by == ("host",)
     assert not cond.timing_meaningful and not cond.timing_rateable
     tmr = _tmr(b)
     assert tmr.stars is None and "emulated" in tmr.why
     assert all(r.stars is None for r in rate(b, load_criteria()) if r.figure_ns is not None)
-    md = EXPORTERS["md"].render(run_report(b, DEADLINE_NS, 0.5))
+    md = EXPORTERS["md"].render(run_report(b.bundle, DEADLINE_NS, 0.5))
     assert "emulated (known to the host): timings are not meaningful" in md
     assert all(v.claim == "not claimed" for v in deadline_verdicts(b, DEADLINE_NS, 0.5))
     assert any(x.startswith("emulated") for x in points(compare([b, b]))[0][1])
@@ -69,7 +69,7 @@ def test_emulation_said_by_the_probe_in_a_test_note_counts(
 ) -> None:
     records = copy.deepcopy(sample_records)
     records[2]["notes"] = ["emulated: timings are not meaningful; behaviour verdicts are"]
-    cond = run_conditions(_bundle(records))
+    cond = _run(records).conditions
     assert cond.emulated and cond.emulated_known_by == ("probe",)
 
 
@@ -89,15 +89,15 @@ def test_no_sched_fifo_or_no_mlockall_is_not_rated_and_no_green_deadline(
     sample_records: list[dict[str, Any]],
 ) -> None:
     for privilege, words in (("sched_fifo", "SCHED_FIFO"), ("mlockall", "mlockall")):
-        b = _bundle(_without(privilege, sample_records))
-        cond = run_conditions(b)
+        b = _run(_without(privilege, sample_records))
+        cond = b.conditions
         assert not cond.timing_rateable and not cond.deadline_verdict_allowed
         assert cond.timing_meaningful  # real figures, just not real-time ones
         tmr = _tmr(b)
         assert tmr.stars is None and words in tmr.why
         vs = deadline_verdicts(b, DEADLINE_NS, 0.5)
         assert vs and all(v.meets and v.claim == "not claimed" for v in vs)
-        html = EXPORTERS["html"].render(run_report(b, DEADLINE_NS, 0.5))
+        html = EXPORTERS["html"].render(run_report(b.bundle, DEADLINE_NS, 0.5))
         assert 'class="pass">meets' not in html and "not claimed" in html
 
 
@@ -105,7 +105,7 @@ def test_one_test_without_sched_fifo_is_enough(sample_records: list[dict[str, An
     """The run obtained SCHED_FIFO but a test that measured ran SCHED_OTHER."""
     recs = copy.deepcopy(sample_records)
     recs[2]["conditions"]["policy"] = "SCHED_OTHER"
-    cond = run_conditions(_bundle(recs))
+    cond = _run(recs).conditions
     assert not cond.rt_policy_ok and not cond.timing_rateable
 
 
@@ -121,17 +121,17 @@ def test_partial_figures_are_shown_and_used_for_nothing(
     sample_records: list[dict[str, Any]],
 ) -> None:
     for status in ("error", "interrupted"):
-        b = _bundle(_errored(sample_records, "TMR-P-LAT", status))
-        cond = run_conditions(b)
+        b = _run(_errored(sample_records, "TMR-P-LAT", status))
+        cond = b.conditions
         assert cond.partial_tests == ("TMR-P-LAT",) and not cond.figures_usable("TMR-P-LAT")
         tmr = _tmr(b)
         assert tmr.stars is None and "partial" in tmr.why
         vs = [v for v in deadline_verdicts(b, DEADLINE_NS, 0.5) if v.test == "TMR-P-LAT"]
         assert vs and all(v.claim == "not claimed" and "partial" in str(v.limit) for v in vs)
-        other = _bundle(sample_records)
+        other = _run(sample_records)
         rows = [r for r in compare([b, other]).rows if r.test == "TMR-P-LAT"]
         assert rows and all(r.partial[0] and r.best_max is None for r in rows)
-        md = EXPORTERS["md"].render(run_report(b, DEADLINE_NS, 0.5))
+        md = EXPORTERS["md"].render(run_report(b.bundle, DEADLINE_NS, 0.5))
         assert "partial figures" in md and "(partial)" in md
 
 
@@ -147,9 +147,9 @@ def test_a_family_whose_behaviour_was_not_judged_is_not_rated(
     for t in recs[1:-1]:  # a rated figure in the family of the behaviour test
         if t["id"] == "CLK-P-RES":
             t["id"] = "SEM-P-XXX"
-    assert next(iter(rate(_bundle(recs), crit))).stars == 5  # SEM-B-LCK passed
+    assert next(iter(rate(_run(recs), crit))).stars == 5  # SEM-B-LCK passed
     for status in ("error", "skipped", "interrupted"):
-        b = _bundle(_errored(recs, "SEM-B-LCK", status))
-        assert "SEM" in run_conditions(b).behaviour_unjudged
+        b = _run(_errored(recs, "SEM-B-LCK", status))
+        assert "SEM" in b.conditions.behaviour_unjudged
         r = next(iter(rate(b, crit)))
         assert r.stars is None and f"SEM-B-LCK {status}" in r.why

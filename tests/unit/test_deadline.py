@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from synthetic_metric import metric, timed_test
+from synthetic_metric import as_metric, as_test, metric, timed_test
 
 from rtgauge.analysis.binomial import lower_bound, samples_needed, upper_bound
 from rtgauge.analysis.requirements import MEETS, MISSES, TOO_FEW, judge, misses, quantile
@@ -20,7 +20,7 @@ def fast(n: int, slow: int = 0) -> dict[str, object]:
 
 def test_zero_misses_in_3000_back_1e_3() -> None:
     t = timed_test("TMR-P-LAT", [fast(3000)])
-    v = judge(t, t["metrics"][0], 100 * US, 1e-3)
+    v = judge(t, t.metrics[0], 100 * US, 1e-3)
     assert v.outcome == MEETS and v.green
     # (1 - 0.05^(1/3000)): just under 1e-3, where the rule of three says 1e-3.
     assert v.upper == pytest.approx(1 - 0.05 ** (1 / 3000), rel=1e-9)
@@ -29,7 +29,7 @@ def test_zero_misses_in_3000_back_1e_3() -> None:
 
 def test_two_misses_in_3000_do_not_back_1e_3() -> None:
     t = timed_test("TMR-P-LAT", [fast(3000, slow=2)])
-    v = judge(t, t["metrics"][0], 100 * US, 1e-3)
+    v = judge(t, t.metrics[0], 100 * US, 1e-3)
     assert v.count.misses == 2 and v.count.activations == 3000
     assert v.outcome == TOO_FEW and not v.green
     assert v.upper == pytest.approx(2.1e-3, abs=0.05e-3)  # the exact 95 % bound
@@ -42,9 +42,9 @@ def test_two_misses_in_3000_do_not_back_1e_3() -> None:
 
 def test_missed_periods_turn_meets_into_misses() -> None:
     clean = timed_test("TMR-P-LAT", [fast(3000)])
-    assert judge(clean, clean["metrics"][0], 100 * US, 1e-2).outcome == MEETS
+    assert judge(clean, clean.metrics[0], 100 * US, 1e-2).outcome == MEETS
     stalled = timed_test("TMR-P-LAT", [fast(3000)], missed_periods={"cpu0": 125, "cpu1": 0})
-    v = judge(stalled, stalled["metrics"][0], 100 * US, 1e-2)
+    v = judge(stalled, stalled.metrics[0], 100 * US, 1e-2)
     assert v.outcome == MISSES and not v.green
     assert v.count.missed_periods == 125 and v.count.activations == 3125
     assert v.observed_rate == pytest.approx(125 / 3125)
@@ -54,9 +54,9 @@ def test_merged_figure_gets_every_cpus_missed_periods_and_overruns_count() -> No
     m = fast(1000)
     m["name"] = "timer.wakeup.clock_nanosleep.all"
     t = timed_test("TMR-P-LAT", [m], missed_periods={"cpu0": 3, "cpu1": 4})
-    assert judge(t, m, 100 * US, 0.1).count.missed_periods == 7
+    assert judge(t, t.metrics[0], 100 * US, 0.1).count.missed_periods == 7
     irq = timed_test("IRQ-P-LAT", [fast(1000)], overruns=5, entries_lost=2)
-    v = judge(irq, irq["metrics"][0], 100 * US, 0.1)
+    v = judge(irq, irq.metrics[0], 100 * US, 0.1)
     assert (v.count.overruns, v.count.lost, v.count.misses, v.count.activations) == (5, 2, 7, 1007)
 
 
@@ -71,22 +71,23 @@ def test_straddling_bucket_and_overflow_count_as_misses() -> None:
             "overflow_above": 1 << 35,
         },
     }
-    assert misses(m, 100000) == (7, 12)  # the straddling bucket may miss
-    v = judge({"id": "TMR-P-LAT", "options": {}}, m, 100000, 1e-6)
+    fig = as_metric(m)
+    assert misses(fig, 100000) == (7, 12)  # the straddling bucket may miss
+    v = judge(as_test({"id": "TMR-P-LAT"}), fig, 100000, 1e-6)
     assert v.outcome == MISSES and v.count.misses == 12
-    assert quantile(m, 0.5) == 10079
+    assert quantile(fig, 0.5) == 10079
 
 
 def test_zero_rate_is_never_backed() -> None:
     t = timed_test("TMR-P-LAT", [fast(3000)])
-    v = judge(t, t["metrics"][0], 100 * US, 0.0)
+    v = judge(t, t.metrics[0], 100 * US, 0.0)
     assert v.outcome == TOO_FEW and v.needed is None
     assert "zero miss rate" in v.explanation()
 
 
 def test_a_meets_is_not_green_when_conditions_withhold_it() -> None:
     t = timed_test("TMR-P-LAT", [fast(3000)])
-    v = judge(t, t["metrics"][0], 100 * US, 1e-3, green_withheld="emulated")
+    v = judge(t, t.metrics[0], 100 * US, 1e-3, green_withheld="emulated")
     assert v.outcome == MEETS and not v.green
 
 

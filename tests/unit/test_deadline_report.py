@@ -16,12 +16,14 @@ from synthetic_metric import metric
 
 from rtgauge.analysis import pwcet
 from rtgauge.analysis.compare import compare
+from rtgauge.analysis.deadline_claim import claim
 from rtgauge.analysis.ratings import load_criteria
 from rtgauge.model import bundle_from_records
 from rtgauge.report.compare_report import compare_blocks
-from rtgauge.report.exporters import EXPORTERS
-from rtgauge.report.render_html import render_html
+from rtgauge.report.formats import EXPORTERS
+from rtgauge.report.formats.html_page import render_html
 from rtgauge.report.run_report import run_report
+from rtgauge.run import Run
 from rtgauge.validate import check_record
 
 DEADLINE, RATE = 50_000.0, 1e-5  # about 1.5e-4 of this Pareto tail lies above 50 µs
@@ -94,7 +96,7 @@ def test_html_draws_the_curve_with_deadline(report: Any) -> None:
 
 
 def test_csv_tables_carry_verdicts_and_pwcet(report: Any, tmp_path: Path) -> None:
-    from rtgauge.report.tables import write_tables
+    from rtgauge.report.formats.csv_tables import write_tables
 
     written = {p.name for p in write_tables(report.blocks, tmp_path)}
     dl = next(n for n in written if n.startswith("deadline"))
@@ -113,9 +115,10 @@ def test_no_green_without_sched_fifo(records: list[dict[str, Any]]) -> None:
 
 
 def test_compare_puts_systems_on_one_curve(records: list[dict[str, Any]]) -> None:
-    a = bundle_from_records(records, "a")
-    b = bundle_from_records(copy.deepcopy(records), "b")
-    blocks = compare_blocks(compare([a, b]), load_criteria(None), DEADLINE, RATE, 0.99)
+    a = Run.of(bundle_from_records(records, "a"))
+    b = Run.of(bundle_from_records(copy.deepcopy(records), "b"))
+    claims = [claim(r, DEADLINE, RATE, 0.99) for r in (a, b)]
+    blocks = compare_blocks(compare([a, b]), load_criteria(None), claims)
     html = render_html("c", blocks)
     assert "(99 % confidence)" in html and html.count("pWCET of TMR-P-LAT") == 1
     assert "worst figure" in html

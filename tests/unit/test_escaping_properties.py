@@ -10,11 +10,12 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from synthetic_metric import as_metric
 
 from rtgauge.fmt import term
 from rtgauge.model import bundle_from_records
 from rtgauge.report import plots
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text
 
@@ -63,10 +64,12 @@ def test_target_strings_never_become_markup(hostname: str, reason: str, observed
 )
 def test_histogram_draws_any_bucket_list(pairs: list[tuple[int, int]], overflow: int) -> None:
     buckets = sorted([lo, lo + max(1, lo // 128), n] for lo, n in pairs)
-    metric = {
-        "name": "t.x",
-        "hist": {"buckets": buckets, "overflow": overflow, "overflow_above": 1 << 35},
-    }
+    metric = as_metric(
+        {
+            "name": "t.x",
+            "hist": {"buckets": buckets, "overflow": overflow, "overflow_above": 1 << 35},
+        }
+    )
     svg = plots.histogram_svg(metric)
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     bars = re.findall(r"<title>(\d+) samples</title>", svg)

@@ -15,7 +15,7 @@ from history_bundles import body, latency
 from rtgauge.errors import UsageError
 from rtgauge.importers import import_file
 from rtgauge.model import Bundle, bundle_from_records
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 
 DATA = Path(__file__).parents[1] / "data" / "import"

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from rtgauge.model import bundle_from_records
-from rtgauge.report.document import Heading, Para
-from rtgauge.report.exporters import EXPORTERS, Report
+from rtgauge.report.document import Heading, Para, Report
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
+from rtgauge.run import Run
 
 
 def test_each_format_renders_the_run_report(sample_records: list[dict[str, Any]]) -> None:
@@ -26,7 +27,7 @@ def test_each_format_renders_the_run_report(sample_records: list[dict[str, Any]]
 
 def test_any_report_kind_gets_every_format(sample_records: list[dict[str, Any]]) -> None:
     """What a later comparison or rating report relies on: blocks in, text out."""
-    a = bundle_from_records(sample_records, "a")
+    a = Run.of(bundle_from_records(sample_records, "a"))
     report = Report("two runs", [Heading(1, "Two runs"), Para("a <b> c")], [a, a])
     assert "a &lt;b&gt; c" in EXPORTERS["html"].render(report)
     assert "a &lt;b&gt; c" in EXPORTERS["md"].render(report)

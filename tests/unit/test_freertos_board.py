@@ -153,13 +153,14 @@ def test_an_icount_run_is_labelled_virtual_time_and_never_ranked(
     import copy
 
     from rtgauge.analysis.compare import compare, points
-    from rtgauge.conditions import run_conditions
     from rtgauge.model import bundle_from_records
+    from rtgauge.run import Run
 
-    real = bundle_from_records(copy.deepcopy(sample_records), "x")
-    board = bundle_from_records(copy.deepcopy(sample_records), "y")
-    board.target = {"kind": "freertos-qemu", "emulated": True, "icount_shift": 4}
-    cond = run_conditions(board)
+    real = Run.of(bundle_from_records(copy.deepcopy(sample_records), "x"))
+    on_board = bundle_from_records(copy.deepcopy(sample_records), "y")
+    on_board.target = {"kind": "freertos-qemu", "emulated": True, "icount_shift": 4}
+    board = Run.of(on_board)
+    cond = board.conditions
     assert cond.emulated and cond.virtual_time and not cond.timing_rateable
     assert cond.timing_limit == "emulated CPU, timings are virtual time (instruction counts)"
     assert "virtual time" in cond.reasons[0]
@@ -178,7 +179,7 @@ def test_the_comparison_says_what_each_system_offers(
     from rtgauge.analysis.ratings import load_criteria
     from rtgauge.model import bundle_from_records
     from rtgauge.report.compare_report import compare_report
-    from rtgauge.report.exporters import EXPORTERS
+    from rtgauge.report.formats import EXPORTERS
 
     real = bundle_from_records(copy.deepcopy(sample_records), "x")
     board = bundle_from_records(copy.deepcopy(sample_records), "y")

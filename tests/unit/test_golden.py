@@ -16,7 +16,7 @@ import pytest
 from rtgauge.analysis.ratings import load_criteria
 from rtgauge.model import load_bundle
 from rtgauge.report.compare_report import compare_report
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

@@ -6,32 +6,44 @@ from pathlib import Path
 from typing import Any
 
 from history_bundles import body, latency, make, store
+from synthetic_metric import as_metric
 
 from rtgauge.analysis.history import build, compare_runs
 from rtgauge.analysis.tail import tail_test
+from rtgauge.model import Metric
+from rtgauge.run import Run
+
+
+def figure(values_us: dict[int, int]) -> Metric:
+    return as_metric(latency(values_us))
+
+
+def run(*args: Any, **kwargs: Any) -> Run:
+    """A stored run with a chosen latency histogram (history_bundles.make)."""
+    return Run.of(make(*args, **kwargs))
 
 
 def test_a_worse_tail_is_flagged() -> None:
-    tt = tail_test(latency(body(10000, above=10)), latency(body(10000, above=200)))
+    tt = tail_test(figure(body(10000, above=10)), figure(body(10000, above=200)))
     assert tt.worse and tt.threshold_ns is not None
     assert tt.new_above > 10 * tt.old_above and tt.p_value is not None and tt.p_value < 1e-6
     assert tt.threshold_name == "p99.9" and "the older run's p99.9" in tt.evidence
 
 
 def test_noise_is_not_flagged() -> None:
-    tt = tail_test(latency(body(10000, above=12)), latency(body(10000, above=20)))
+    tt = tail_test(figure(body(10000, above=12)), figure(body(10000, above=20)))
     assert not tt.worse and tt.p_value is not None
 
 
 def test_a_better_tail_is_not_flagged() -> None:
-    assert not tail_test(latency(body(10000, above=200)), latency(body(10000, above=10))).worse
+    assert not tail_test(figure(body(10000, above=200)), figure(body(10000, above=10))).worse
 
 
 def test_a_single_higher_maximum_alone_is_not_a_regression(
     sample_records: list[dict[str, Any]],
 ) -> None:
-    old = make(sample_records, "2026-01-01T00:00:00+00:00", body(5000, above=10))
-    new = make(sample_records, "2026-01-02T00:00:00+00:00", body(5000, above=10, far=5000))
+    old = run(sample_records, "2026-01-01T00:00:00+00:00", body(5000, above=10))
+    new = run(sample_records, "2026-01-02T00:00:00+00:00", body(5000, above=10, far=5000))
     findings = compare_runs(old, new, "TMR-P-LAT")
     assert not any(f.regression for f in findings)
     maxes = [f for f in findings if f.kind == "max"]
@@ -41,8 +53,8 @@ def test_a_single_higher_maximum_alone_is_not_a_regression(
 def test_a_verdict_from_pass_to_fail_is_flagged_with_its_evidence(
     sample_records: list[dict[str, Any]],
 ) -> None:
-    old = make(sample_records, "2026-01-01T00:00:00+00:00", body(5000))
-    new = make(sample_records, "2026-01-02T00:00:00+00:00", body(5000), verdict_pass=False)
+    old = run(sample_records, "2026-01-01T00:00:00+00:00", body(5000))
+    new = run(sample_records, "2026-01-02T00:00:00+00:00", body(5000), verdict_pass=False)
     findings = compare_runs(old, new, "SEM-B-LCK")
     flagged = [f for f in findings if f.regression]
     assert len(flagged) == 1 and flagged[0].kind == "verdict"
@@ -53,20 +65,20 @@ def test_a_verdict_from_pass_to_fail_is_flagged_with_its_evidence(
 
 
 def test_too_few_samples_are_not_tested() -> None:
-    tt = tail_test(latency(body(50)), latency(body(50, above=40)))
+    tt = tail_test(figure(body(50)), figure(body(50, above=40)))
     assert tt.threshold_ns is None and not tt.worse
 
 
 def test_build_compares_only_comparable_runs(sample_records: list[dict[str, Any]]) -> None:
     runs = [
-        make(sample_records, "2026-01-01T00:00:00+00:00", body(5000, above=5)),
-        make(sample_records, "2026-01-02T00:00:00+00:00", body(5000, above=5)),
+        run(sample_records, "2026-01-01T00:00:00+00:00", body(5000, above=5)),
+        run(sample_records, "2026-01-02T00:00:00+00:00", body(5000, above=5)),
         # other options: not compared with the runs before
-        make(sample_records, "2026-01-03T00:00:00+00:00", body(5000, above=300), period_us=200),
+        run(sample_records, "2026-01-03T00:00:00+00:00", body(5000, above=300), period_us=200),
         # another label: its own history
-        make(sample_records, "2026-01-04T00:00:00+00:00", body(5000, above=300), label="other"),
+        run(sample_records, "2026-01-04T00:00:00+00:00", body(5000, above=300), label="other"),
         # compared with 01-02 (same options), not with 01-03: a regression
-        make(sample_records, "2026-01-05T00:00:00+00:00", body(5000, above=300)),
+        run(sample_records, "2026-01-05T00:00:00+00:00", body(5000, above=300)),
     ]
     hs = {h.label: h for h in build(runs)}
     assert set(hs) == {"lab", "other"}

@@ -1,5 +1,7 @@
-"""The host's layers: analysis is pure computation, report renders it, cli and
-targets drive both. No subpackage imports one that imports it back."""
+"""The host's layers: the typed views of the records (model) at the bottom,
+a run read once (run) above them, analysis is pure computation, report renders
+it (each output format on its own in report/formats/), cli and targets drive
+both. No subpackage imports one that imports it back."""
 
 from __future__ import annotations
 
@@ -82,6 +84,22 @@ def test_no_cycle_between_subpackages() -> None:
     edges = graph()
     assert "report" not in edges["analysis"], "analysis must not import report"
     assert cycle(edges) is None, f"import cycle: {' → '.join(cycle(edges) or [])}"
+
+
+def test_the_views_are_the_bottom_layer() -> None:
+    """Everything reads records through model; model reads nothing above it."""
+    assert graph()["model"] <= {"validate", "errors", "legacy_catalogue"}
+
+
+def test_a_format_stands_on_its_own() -> None:
+    """A format turns a Report into its text: it uses the exporter interface,
+    never another format (so one can be added or removed alone)."""
+    modules = _modules()
+    formats = {m for m in modules if m.startswith("rtgauge.report.formats.")}
+    assert "rtgauge.report.formats.exporter" in formats and len(formats) >= 8
+    for name in formats - {"rtgauge.report.formats.exporter"}:
+        others = {m for m in _imports(modules[name]) if m in formats}
+        assert others <= {"rtgauge.report.formats.exporter"}, (name, others)
 
 
 def test_the_cycle_check_finds_a_cycle() -> None:

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from rtgauge.analysis.ratings import load_criteria, rate
-from rtgauge.conditions import run_conditions
 from rtgauge.errors import UsageError
 from rtgauge.importers import import_file
 from rtgauge.model import Bundle, load_bundle
+from rtgauge.run import Run
 
 DATA = Path(__file__).parents[1] / "data" / "import"
 FIXTURES = sorted(p.name for p in DATA.iterdir())
@@ -122,14 +122,14 @@ def test_rtla_nanoseconds_and_bucket_size(tmp_path: Path) -> None:
 
 
 def test_an_imported_run_is_not_rated_on_timing_without_its_conditions() -> None:
-    bundle = import_file(DATA / "cyclictest-h200.txt")
-    cond = run_conditions(bundle)
+    run = Run.of(import_file(DATA / "cyclictest-h200.txt"))
+    cond = run.conditions
     assert not cond.timing_rateable and not cond.deadline_verdict_allowed
     assert cond.unrecorded == "cyclictest -h histogram"
-    ratings = rate(bundle, load_criteria())
+    ratings = rate(run, load_criteria())
     assert ratings and all(r.stars is None and "does not record" in r.why for r in ratings)
     # cyclictest --json records them (its command line, return code 0): rated
-    known = run_conditions(import_file(DATA / "cyclictest-h200.json"))
+    known = Run.of(import_file(DATA / "cyclictest-h200.json")).conditions
     assert known.unrecorded is None and known.rt_policy_ok and known.mlock_ok
 
 
@@ -205,7 +205,7 @@ def test_import_stores_and_indexes_with_a_label(tmp_path: Path, cli: Any) -> Non
 
 
 def test_the_report_of_an_import_says_what_is_unknown() -> None:
-    from rtgauge.report.exporters import EXPORTERS
+    from rtgauge.report.formats import EXPORTERS
     from rtgauge.report.run_report import run_report
 
     md = EXPORTERS["md"].render(run_report(import_file(DATA / "cyclictest-h200.txt")))

@@ -14,8 +14,9 @@ from rtgauge.model import System, TestRecord, bundle_from_records
 def test_sample_reads_into_dataclasses(sample_records: list[dict[str, Any]]) -> None:
     bundle = bundle_from_records(sample_records, "sample")
     system = bundle.system_view()
-    assert system.hostname == "vm" and system.sched_fifo and system.hypervisor
-    assert system.planned_tests == ["CLK-P-RES", "TMR-P-LAT", "SEM-B-LCK"]
+    assert system.host.hostname == "vm" and system.privileges.sched_fifo
+    assert system.virtualization.hypervisor
+    assert system.run.tests == ["CLK-P-RES", "TMR-P-LAT", "SEM-B-LCK"]
     tests = {t.id: t for t in bundle.test_views()}
     lat = tests["TMR-P-LAT"]
     all_cpus = next(m for m in lat.metrics if m.name.endswith(".all"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.stats import lomax
-from synthetic_metric import metric
+from synthetic_metric import as_metric, metric
 
 from rtgauge.analysis.pwcet import ESTIMATED, NOT_APPLICABLE, UNTESTED, estimate
 
@@ -17,7 +17,9 @@ def pareto_sample(n: int, seed: int) -> np.ndarray:
 
 
 def test_pareto_sample_gives_back_its_known_tail_within_the_interval() -> None:
-    m = metric("timer.wakeup.clock_nanosleep.all", pareto_sample(20_000, seed=7), period_ms=1.0)
+    m = as_metric(
+        metric("timer.wakeup.clock_nanosleep.all", pareto_sample(20_000, seed=7), period_ms=1.0)
+    )
     r = estimate("TMR-P-LAT", m, deadline_ns=100_000)
     assert r.status == ESTIMATED, r.reason
     assert all(c.ok for c in r.checks)
@@ -38,7 +40,9 @@ def test_pareto_sample_gives_back_its_known_tail_within_the_interval() -> None:
 
 def test_a_sample_with_a_trend_is_not_applicable() -> None:
     drift = np.arange(20_000) * 2.0  # 2 ns more every activation
-    m = metric("timer.wakeup.clock_nanosleep.all", pareto_sample(20_000, 3) + drift, period_ms=1.0)
+    m = as_metric(
+        metric("timer.wakeup.clock_nanosleep.all", pareto_sample(20_000, 3) + drift, period_ms=1.0)
+    )
     r = estimate("TMR-P-LAT", m, deadline_ns=100_000)
     assert r.status == NOT_APPLICABLE
     assert r.reason.startswith("because")
@@ -48,7 +52,7 @@ def test_a_sample_with_a_trend_is_not_applicable() -> None:
 
 
 def test_without_block_record_the_fit_says_its_assumptions_are_untested() -> None:
-    m = metric("irq.task.sem_post_wake", pareto_sample(5_000, seed=11))
+    m = as_metric(metric("irq.task.sem_post_wake", pareto_sample(5_000, seed=11)))
     r = estimate("IRQ-P-LAT", m, deadline_ns=100_000, bootstrap=40)
     assert r.status == UNTESTED
     assert all(c.ok is None for c in r.checks)
@@ -56,6 +60,6 @@ def test_without_block_record_the_fit_says_its_assumptions_are_untested() -> Non
 
 
 def test_too_few_samples_are_not_applicable() -> None:
-    m = metric("irq.task.sem_post_wake", pareto_sample(300, seed=5), period_ms=1.0)
+    m = as_metric(metric("irq.task.sem_post_wake", pareto_sample(300, seed=5), period_ms=1.0))
     r = estimate("IRQ-P-LAT", m)
     assert r.status == NOT_APPLICABLE and "too few" in r.reason

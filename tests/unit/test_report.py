@@ -7,9 +7,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from synthetic_metric import as_metric
+
 from rtgauge.model import bundle_from_records
 from rtgauge.report import plots
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text
 
@@ -61,14 +63,16 @@ def test_summary_is_worst_first(sample_records: list[dict[str, Any]]) -> None:
 
 
 def test_histogram_svg_from_known_buckets() -> None:
-    m = {
-        "name": "t.x",
-        "hist": {
-            "buckets": [[1000, 1008, 5], [2000, 2016, 50], [100000, 100800, 1]],
-            "overflow": 2,
-            "overflow_above": 1 << 35,
-        },
-    }
+    m = as_metric(
+        {
+            "name": "t.x",
+            "hist": {
+                "buckets": [[1000, 1008, 5], [2000, 2016, 50], [100000, 100800, 1]],
+                "overflow": 2,
+                "overflow_above": 1 << 35,
+            },
+        }
+    )
     svg = plots.histogram_svg(m)
     assert svg.startswith("<svg") and svg.count("<rect") >= 4
     assert "5 samples" in svg and "50 samples" in svg and "1 samples" in svg

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from rtgauge.model import Bundle, bundle_from_records
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report, trust_warnings
+from rtgauge.run import Run
 
 
 def _bundle(records: list[dict[str, Any]], edit: Any = None) -> Bundle:
@@ -32,7 +33,7 @@ def _weak_system(recs: list[dict[str, Any]]) -> None:
 
 
 def test_warnings_are_derived_from_the_facts(sample_records: list[dict[str, Any]]) -> None:
-    text = " | ".join(trust_warnings(_bundle(sample_records, _weak_system)))
+    text = " | ".join(trust_warnings(Run.of(_bundle(sample_records, _weak_system))))
     for expected in (
         "no SCHED_FIFO (EPERM)",
         "no mlockall (ENOMEM)",
@@ -43,7 +44,7 @@ def test_warnings_are_derived_from_the_facts(sample_records: list[dict[str, Any]
 
 
 def test_probe_warnings_are_not_repeated(sample_records: list[dict[str, Any]]) -> None:
-    warnings = trust_warnings(_bundle(sample_records))
+    warnings = trust_warnings(Run.of(_bundle(sample_records)))
     assert sum("hypervisor" in w or "virtual machine" in w for w in warnings) == 1
 
 
@@ -54,7 +55,7 @@ def test_incomplete_and_interrupted_runs_are_flagged(sample_records: list[dict[s
         recs.pop()  # no end record
 
     b = _bundle(sample_records, cut)
-    warnings = trust_warnings(b)
+    warnings = trust_warnings(Run.of(b))
     assert any(w.startswith("incomplete run") for w in warnings)
     assert any("TMR-P-LAT" in w for w in warnings)
     html = EXPORTERS["html"].render(run_report(b))

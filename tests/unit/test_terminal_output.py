@@ -93,7 +93,7 @@ GOOD = {
 
 
 def test_catalogue_lines_are_checked() -> None:
-    assert parse_catalogue(json.dumps(GOOD) + "\n\n", "probe")[0]["id"] == "TMR-P-LAT"
+    assert parse_catalogue(json.dumps(GOOD) + "\n\n", "probe")[0].id == "TMR-P-LAT"
     with pytest.raises(UsageError, match="probe line 1: not JSON"):
         parse_catalogue("{oops", "probe")
     bad = copy.deepcopy(GOOD)

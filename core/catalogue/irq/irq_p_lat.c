@@ -194,6 +194,7 @@ const struct rtg_test_desc rtg_test_irq_p_lat = {
     .needs = RTG_OFFERS_TIMERS, /* with a handler: a signal's, or the interrupt's */
     .title = "Interrupt service and task response (timer expiry)",
     .kind = 'P',
+    .release_latency = "irq.",
     .options = RTG_OPTIONS(options),
     .run = run,
     .bound_s = bound,

@@ -172,6 +172,7 @@ const struct rtg_test_desc rtg_test_thr_p_pre = {
     .source = __FILE__,
     .title = "Preemption time (semaphore and timer wake-up of a higher thread)",
     .kind = 'P',
+    .release_latency = "thread.preempt.",
     .options = RTG_OPTIONS(pre_options),
     .run = pre_run,
     .bound_s = pre_bound,

@@ -145,6 +145,7 @@ const struct rtg_test_desc rtg_test_thr_p_wkl = {
     .source = __FILE__,
     .title = "Hand-overs (THR-P-PRE, SEM-P-PNG, MSG-P-LAT) idle and with every CPU busy below",
     .kind = 'P',
+    .release_latency = "thread.preempt.", /* its THR-P-PRE part's figures */
     .options = RTG_NO_OPTIONS,
     .run = wkl_run,
     .bound_s = wkl_bound,

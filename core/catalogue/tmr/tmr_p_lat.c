@@ -137,6 +137,7 @@ const struct rtg_test_desc rtg_test_tmr_p_lat = {
     .source = __FILE__,
     .title = "Periodic wake-up latency per CPU",
     .kind = 'P',
+    .release_latency = "timer.wakeup.",
     .options = RTG_OPTIONS(options),
     .run = run,
     .bound_s = bound,

@@ -300,6 +300,7 @@ const struct rtg_test_desc rtg_test_tmr_p_load = {
     .needs = RTG_OFFERS_PROCESSES,
     .title = "Wake-up latency under standard loads",
     .kind = 'P',
+    .release_latency = "timer.wakeup.",
     .options = RTG_OPTIONS(options),
     .run = run,
     .bound_s = bound,

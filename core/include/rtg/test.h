@@ -55,6 +55,12 @@ struct rtg_test_desc {
      * ("core/catalogue/thr/thr_p_sus.c"): set it to __FILE__ (the build maps
      * the source directory away). Shown by --list. */
     const char *source;
+    /* Which figures are latencies from a release instant (a timer expiry,
+     * an interrupt, a higher-priority thread made ready): the start of
+     * their names, or NULL when none is. The host judges these against a
+     * deadline; a test whose every figure is one is a latency test and also
+     * gets a pWCET estimate. --list-json and the test record carry it. */
+    const char *release_latency;
 };
 
 #define RTG_OPTIONS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]))

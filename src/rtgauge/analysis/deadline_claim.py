@@ -8,14 +8,13 @@ from typing import Any
 
 from rtgauge.analysis.pwcet import Pwcet, estimate
 from rtgauge.analysis.requirements import (
-    LATENCY_TESTS,
     DeadlineVerdict,
     deadline_verdicts,
     green_withheld,
     judged,
 )
-from rtgauge.conditions import run_conditions
-from rtgauge.model import Bundle, Record
+from rtgauge.model import Metric, TestRecord
+from rtgauge.run import Run
 
 
 @dataclass(frozen=True)
@@ -38,34 +37,32 @@ class DeadlineClaim:
         }
 
 
-def pwcet_figures(test: Record) -> list[Record]:
+def pwcet_figures(test: TestRecord) -> list[Metric]:
     """The figures of a latency test that get an EVT estimate: the merged one
     (.all) where there is one, plus for TMR-P-LOAD the worst load phase (the
     merged figure mixes phases, which EVT's checks reject); else every one."""
-    ms = [m for m in test["metrics"] if judged(test, m)]
-    merged = [m for m in ms if m["name"].endswith(".all")]
+    ms = [m for m in test.metrics if judged(test, m)]
+    merged = [m for m in ms if m.name.endswith(".all")]
     if not merged:
         return ms
     rest = [m for m in ms if m not in merged]
-    worst = [max(rest, key=lambda m: m["max"] or 0)] if rest and test["id"] == "TMR-P-LOAD" else []
+    worst = [max(rest, key=lambda m: m.max or 0)] if rest and test.id == "TMR-P-LOAD" else []
     return merged + worst
 
 
-def claim(
-    bundle: Bundle, deadline_ns: float, rate: float, confidence: float = 0.95
-) -> DeadlineClaim:
-    usable = run_conditions(bundle).figures_usable  # partial figures: no extrapolation
+def claim(run: Run, deadline_ns: float, rate: float, confidence: float = 0.95) -> DeadlineClaim:
+    usable = run.conditions.figures_usable  # partial figures: no extrapolation
     pwcets = [
-        estimate(t["id"], m, deadline_ns, confidence)
-        for t in bundle.tests
-        if t["id"] in LATENCY_TESTS and usable(t["id"])
+        estimate(t.id, m, deadline_ns, confidence)
+        for t in run.tests
+        if t.latency_test and usable(t.id)
         for m in pwcet_figures(t)
     ]
     return DeadlineClaim(
         deadline_ns,
         rate,
         confidence,
-        green_withheld(bundle),
-        deadline_verdicts(bundle, deadline_ns, rate, confidence),
+        green_withheld(run),
+        deadline_verdicts(run, deadline_ns, rate, confidence),
         pwcets,
     )

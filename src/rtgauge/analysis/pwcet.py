@@ -24,7 +24,8 @@ from scipy.stats import genpareto
 
 from rtgauge.analysis.evt_checks import Check, check_assumptions
 from rtgauge.analysis.requirements import misses, quantile
-from rtgauge.analysis.tail_data import Blocks, Floats, empirical_exceedance, tail_values
+from rtgauge.analysis.tail_data import Floats, empirical_exceedance, full_maxima, tail_values
+from rtgauge.model import Blocks, Metric
 
 PROBABILITIES = (1e-6, 1e-9)
 MIN_SAMPLES = 1000
@@ -137,16 +138,16 @@ def _probability(u: float, zeta: float, c: float, s: float, x: float) -> float:
 
 
 def not_applicable(
-    test: str, metric: dict[str, Any], why: str, confidence: float, checks: list[Check]
+    test: str, metric: Metric, why: str, confidence: float, checks: list[Check]
 ) -> Pwcet:
     return Pwcet(
-        test, metric["name"], NOT_APPLICABLE, why, confidence, checks, empirical_exceedance(metric)
+        test, metric.name, NOT_APPLICABLE, why, confidence, checks, empirical_exceedance(metric)
     )
 
 
 def estimate(
     test: str,
-    metric: dict[str, Any],
+    metric: Metric,
     deadline_ns: float | None = None,
     confidence: float = 0.95,
     bootstrap: int | None = None,
@@ -154,10 +155,10 @@ def estimate(
     """The pWCET of one latency figure, or why there is none."""
     if bootstrap is None:
         bootstrap = BOOTSTRAP
-    blocks = Blocks.of(metric)
-    checks = check_assumptions(blocks.full_maxima() if blocks else None)
+    blocks = metric.blocks
+    checks = check_assumptions(full_maxima(blocks) if blocks else None)
     failed = [c for c in checks if c.ok is False]
-    n = int(metric["count"])
+    n = metric.count
     if failed:
         why = "because " + "; ".join(c.words for c in failed)
         return not_applicable(test, metric, why, confidence, checks)
@@ -241,7 +242,7 @@ def estimate(
     tested = all(ch.ok for ch in checks)
     return Pwcet(
         test=test,
-        metric=metric["name"],
+        metric=metric.name,
         status=ESTIMATED if tested else UNTESTED,
         reason=(
             "stationarity, independence and identical distribution not rejected"
@@ -266,7 +267,7 @@ def estimate(
 
 
 def _caveats(
-    checks: list[Check], blocks: Blocks | None, c: float, shape: Interval, metric: dict[str, Any]
+    checks: list[Check], blocks: Blocks | None, c: float, shape: Interval, metric: Metric
 ) -> list[Any]:
     out = [
         "fitted on the histogram's tail: values are known to within their bucket "
@@ -282,8 +283,8 @@ def _caveats(
             f"the shape's interval reaches {shape.high:.3g} > 0: a heavy tail is not excluded, "
             "so the upper end of the fitted tail is not a safe bound"
         )
-    if metric["hist"]["overflow"]:
-        out.append(f"{metric['hist']['overflow']} samples overflowed the histogram: not in the fit")
+    if metric.hist.overflow:
+        out.append(f"{metric.hist.overflow} samples overflowed the histogram: not in the fit")
     if blocks is None or any(ch.ok is None for ch in checks):
         out.append(
             "stationarity and independence were not tested: the estimate assumes them "

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rtgauge.conditions import run_conditions
 from rtgauge.errors import UsageError
-from rtgauge.fmt import family, us
-from rtgauge.model import Bundle
+from rtgauge.fmt import us
+from rtgauge.model import Metric, TestRecord
+from rtgauge.run import Run
 
 
 @dataclass
@@ -41,16 +42,19 @@ def load_criteria(path: Path | None = None) -> dict[str, Any]:
     for name, c in fams.items():
         ok = (
             isinstance(c, dict)
-            and isinstance(c.get("metric"), str)
+            and (isinstance(c.get("metric"), str) or c.get("release_latency") is True)
             and c.get("stat") in ("max", "mean", "p99", "p99_9", "p99_99", "p50")
             and c.get("reduce") in ("max", "min", "mean")
             and isinstance(c.get("stars"), list)
             and all(isinstance(s, list) and len(s) == 2 for s in c["stars"])
         )
         if not ok:
-            raise UsageError(f"criteria {path}: family {name!r} needs metric, stat, reduce, stars")
+            raise UsageError(
+                f"criteria {path}: family {name!r} needs metric (or release_latency), stat, "
+                "reduce, stars"
+            )
         try:
-            re.compile(c["metric"])
+            re.compile(c.get("metric", ""))
         except re.error as exc:
             raise UsageError(
                 f"criteria {path}: family {name!r}: bad metric pattern: {exc}"
@@ -65,43 +69,53 @@ def _stars(value: float, thresholds: list[list[float]]) -> int:
     return 1
 
 
-def _rate_by_verdicts(bundle: Bundle, fam: str, c: dict[str, Any]) -> Rating | None:
+def _rate_by_verdicts(run: Run, fam: str, c: dict[str, Any]) -> Rating | None:
     """A behaviour-only family: every verdict holds (5) or one fails (1);
     order, not timing, so an emulated run is rated too."""
-    verdicts = [v for t in bundle.tests if family(t["id"]) == fam for v in t["verdicts"]]
+    verdicts = [v for t in run.tests if t.family == fam for v in t.verdicts]
     if not verdicts:
-        has_tests = any(family(t["id"]) == fam for t in bundle.tests)
+        has_tests = any(t.family == fam for t in run.tests)
         return Rating(fam, None, None, "not rated: no verdict") if has_tests else None
-    failed = sum(1 for v in verdicts if not v["pass"])
+    failed = sum(1 for v in verdicts if not v.passed)
     what = c.get("what", fam)
     if failed:
         return Rating(fam, 1, None, f"{what}: {failed} of {len(verdicts)} verdicts fail")
     return Rating(fam, 5, None, f"{what}: every verdict holds")
 
 
-def rate(bundle: Bundle, criteria: dict[str, Any]) -> list[Rating]:
-    cond = run_conditions(bundle)
+def _selects(c: dict[str, Any]) -> Callable[[TestRecord, Metric], bool]:
+    """Which figures a criterion rates: those its pattern names, or (with
+    "release_latency": true) those the probe says are latencies from a
+    release instant, whatever their names."""
+    if c.get("release_latency") is True:
+        return lambda t, m: t.is_release_latency(m)
+    pattern = re.compile(c["metric"])
+    return lambda t, m: bool(pattern.search(m.name))
+
+
+def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
+    cond = run.conditions
     limit = cond.timing_limit  # None: timing may be rated
-    failed_fams = {family(t["id"]) for t in bundle.tests for v in t["verdicts"] if not v["pass"]}
+    failed_fams = {t.family for t in run.tests for v in t.verdicts if not v.passed}
     out = []
     for fam, c in criteria["families"].items():
         if c.get("by") == "verdicts":
-            rating = _rate_by_verdicts(bundle, fam, c)
+            rating = _rate_by_verdicts(run, fam, c)
             if rating is not None:
                 out.append(rating)
             continue
-        pattern = re.compile(c["metric"])
+        selects = _selects(c)
         matching = [
-            (t["id"], float(m[c["stat"]]))
-            for t in bundle.tests
-            if family(t["id"]) == fam
-            for m in t["metrics"]
-            if pattern.search(m["name"]) and m.get(c["stat"]) is not None
+            (t.id, float(value))
+            for t in run.tests
+            if t.family == fam
+            for m in t.metrics
+            if selects(t, m) and (value := m.stat(c["stat"])) is not None
         ]
         # Partial figures (a test in error or interrupted) are shown, never rated.
         values = [v for tid, v in matching if cond.figures_usable(tid)]
         partial = sorted({tid for tid, _ in matching if not cond.figures_usable(tid)})
-        has_tests = any(family(t["id"]) == fam for t in bundle.tests)
+        has_tests = any(t.family == fam for t in run.tests)
         if fam in failed_fams and not values:
             out.append(Rating(fam, 1, None, "a behaviour verdict fails"))
             continue
@@ -161,7 +175,8 @@ def criteria_lines(criteria: dict[str, Any]) -> list[tuple[str, str]]:
             out.append((fam, f"{c.get('what', fam)}: every verdict holds ★★★★★; one fails ★☆☆☆☆"))
             continue
         steps = " / ".join(f"≤ {us(limit)} µs {stars_text(int(s))}" for limit, s in c["stars"])
-        out.append((fam, f"{c.get('what', c['metric'])} ({c['stat']}): {steps}; above: ★☆☆☆☆"))
+        what = c["what"] if "what" in c else c.get("metric", "latencies from a release instant")
+        out.append((fam, f"{what} ({c['stat']}): {steps}; above: ★☆☆☆☆"))
     out.append(
         (
             "behaviour",

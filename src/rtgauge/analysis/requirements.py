@@ -10,17 +10,12 @@ confidence: "meets" only when that bound is at or below the tolerated rate.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from rtgauge.analysis.binomial import lower_bound, samples_needed, upper_bound
-from rtgauge.conditions import run_conditions
-from rtgauge.model import Bundle
-
-# The figures a deadline speaks about: wake-up, interrupt response, preemption.
-LATENCY = re.compile(r"^(timer\.wakeup|irq|thread\.preempt)\.")
-LATENCY_TESTS = ("TMR-P-LAT", "TMR-P-LOAD", "IRQ-P-LAT", "THR-P-PRE")
+from rtgauge.model import Metric, Record, TestRecord
+from rtgauge.run import Run
 
 MEETS, MISSES, TOO_FEW = "meets", "misses", "not enough samples"
 HOUR_NS = 3600e9
@@ -184,11 +179,11 @@ def hours_text(h: float) -> str:
     return f"{h / 24 / 365:,.3g} years"
 
 
-def misses(metric: dict[str, Any], deadline_ns: float) -> tuple[int, int]:
+def misses(metric: Metric, deadline_ns: float) -> tuple[int, int]:
     """(surely above, possibly above) the deadline, from the histogram: a bucket
     [low, high) holds values up to high - 1, so it may miss when high - 1 > deadline."""
-    sure = possible = int(metric["hist"]["overflow"])
-    for lo, hi, n in metric["hist"]["buckets"]:
+    sure = possible = metric.hist.overflow
+    for lo, hi, n in metric.hist.buckets:
         if lo > deadline_ns:
             sure += n
             possible += n
@@ -197,20 +192,20 @@ def misses(metric: dict[str, Any], deadline_ns: float) -> tuple[int, int]:
     return sure, possible
 
 
-def quantile(metric: dict[str, Any], q: float) -> float | None:
-    total = metric["count"]
-    if not total:
+def quantile(metric: Metric, q: float) -> float | None:
+    total = metric.count
+    if not total or metric.max is None:
         return None
     rank = max(1, int(-(-q * total // 1)))
     seen = 0
-    for _, hi, n in metric["hist"]["buckets"]:
+    for _, hi, n in metric.hist.buckets:
         seen += n
         if seen >= rank:
-            return float(min(hi - 1, metric["max"]))
-    return float(metric["max"])
+            return float(min(hi - 1, metric.max))
+    return float(metric.max)
 
 
-def _info_count(info: dict[str, Any], key: str, metric_name: str) -> int:
+def _info_count(info: Record, key: str, metric_name: str) -> int:
     """A count from the test's info: a number, or one per CPU ({"cpu0": n, ...}).
 
     Per-CPU counts go to that CPU's figure; a merged figure (.all) gets their
@@ -229,27 +224,26 @@ def _info_count(info: dict[str, Any], key: str, metric_name: str) -> int:
     return 0
 
 
-def count_misses(test: dict[str, Any], metric: dict[str, Any], deadline_ns: float) -> MissCount:
+def count_misses(test: TestRecord, metric: Metric, deadline_ns: float) -> MissCount:
     sure, possible = misses(metric, deadline_ns)
-    info = test.get("info") or {}
     return MissCount(
-        samples=int(metric["count"]),
+        samples=metric.count,
         above=possible,
         surely_above=sure,
-        missed_periods=_info_count(info, "missed_periods", metric["name"]),
-        overruns=_info_count(info, "overruns", metric["name"]),
-        lost=_info_count(info, "entries_lost", metric["name"]),
+        missed_periods=_info_count(test.info, "missed_periods", metric.name),
+        overruns=_info_count(test.info, "overruns", metric.name),
+        lost=_info_count(test.info, "entries_lost", metric.name),
     )
 
 
-def period_ns(test: dict[str, Any]) -> float | None:
-    p = (test.get("options") or {}).get("period_us")
+def period_ns(test: TestRecord) -> float | None:
+    p = test.options.get("period_us")
     return float(p) * 1e3 if isinstance(p, (int, float)) and p > 0 else None
 
 
 def judge(
-    test: dict[str, Any],
-    metric: dict[str, Any],
+    test: TestRecord,
+    metric: Metric,
     deadline_ns: float,
     rate: float,
     confidence: float = 0.95,
@@ -265,10 +259,11 @@ def judge(
         outcome = MISSES
     else:
         outcome = TOO_FEW
-    q = quantile(metric, 1.0 - rate) if rate > 0 else (float(metric["max"]) if n else None)
+    top = float(metric.max) if metric.max is not None else None
+    q = quantile(metric, 1.0 - rate) if rate > 0 else (top if n else None)
     return DeadlineVerdict(
-        test=str(test["id"]),
-        metric=str(metric["name"]),
+        test=test.id,
+        metric=metric.name,
         deadline_ns=deadline_ns,
         rate=rate,
         confidence=confidence,
@@ -284,33 +279,32 @@ def judge(
     )
 
 
-def judged(test: dict[str, Any], metric: dict[str, Any]) -> bool:
-    """A latency figure a deadline applies to."""
-    named = test["id"] in LATENCY_TESTS or LATENCY.match(metric["name"])
-    return bool(named and metric["count"])
+def judged(test: TestRecord, metric: Metric) -> bool:
+    """A latency figure a deadline applies to (the probe says which are)."""
+    return test.is_release_latency(metric) and metric.count > 0
 
 
-def green_withheld(bundle: Bundle) -> str | None:
+def green_withheld(run: Run) -> str | None:
     """Why this run may not earn a green deadline verdict, or None: the
     conditions module decides (emulated, no SCHED_FIFO, no mlockall)."""
-    cond = run_conditions(bundle)
+    cond = run.conditions
     return None if cond.deadline_verdict_allowed else cond.timing_limit
 
 
 def deadline_verdicts(
-    bundle: Bundle, deadline_ns: float, rate: float, confidence: float = 0.95
+    run: Run, deadline_ns: float, rate: float, confidence: float = 0.95
 ) -> list[DeadlineVerdict]:
-    cond = run_conditions(bundle)
-    withheld = green_withheld(bundle)
+    cond = run.conditions
+    withheld = green_withheld(run)
     out = []
-    for t in bundle.tests:
+    for t in run.tests:
         # Partial figures are judged for the reader but claim nothing either way.
-        usable = cond.figures_usable(t["id"])
-        why = withheld if usable else f"partial figures ({t['id']} {t['status']})"
+        usable = cond.figures_usable(t.id)
+        why = withheld if usable else f"partial figures ({t.id} {t.status})"
         meaningful = cond.timing_meaningful and usable
         out += [
             judge(t, m, deadline_ns, rate, confidence, why, meaningful)
-            for m in t["metrics"]
+            for m in t.metrics
             if judged(t, m)
         ]
     return out

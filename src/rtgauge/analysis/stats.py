@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+
+from rtgauge.model import Metric
 
 # Up to this many samples in all, the Mann-Whitney p-value is exact (the
 # full distribution of U); above, the normal approximation with ties.
@@ -14,14 +15,15 @@ EXACT_MAX = 60
 # A tail is tested above the pooled p99: with fewer samples than this, too
 # few lie above it for any test, and a max is a single extreme value.
 TAIL_MIN_SAMPLES = 200
-NOT_TESTED = "single extreme value, not tested"
+NOT_TESTED = "single extreme value, not tested"  # a max against a max
 
 
-def _points(metric: dict[str, Any]) -> list[tuple[float, int]]:
+def _points(metric: Metric) -> list[tuple[float, int]]:
     """(bucket midpoint, count); overflow samples sit above every bucket."""
-    pts = [((lo + hi - 1) / 2.0, int(n)) for lo, hi, n in metric["hist"]["buckets"] if n]
-    if metric["hist"]["overflow"]:
-        pts.append((float(metric["hist"]["overflow_above"]) * 2, int(metric["hist"]["overflow"])))
+    hist = metric.hist
+    pts = [((lo + hi - 1) / 2.0, n) for lo, hi, n in hist.buckets if n]
+    if hist.overflow:
+        pts.append((float(hist.overflow_above) * 2, hist.overflow))
     return pts
 
 
@@ -58,7 +60,7 @@ class BulkTest:
     method: str  # "exact" or "normal approximation"
 
 
-def mann_whitney(a: dict[str, Any], b: dict[str, Any]) -> BulkTest:
+def mann_whitney(a: Metric, b: Metric) -> BulkTest:
     """Two-sided Mann-Whitney U test on two histograms (bucket midpoints as
     values, ties within a bucket corrected for in the approximation)."""
     pa, pb = _points(a), _points(b)
@@ -92,10 +94,9 @@ def mann_whitney(a: dict[str, Any], b: dict[str, Any]) -> BulkTest:
     return BulkTest(math.erfc(abs(z) / math.sqrt(2)), sup, "normal approximation")
 
 
-def significant(a: dict[str, Any], b: dict[str, Any], alpha: float = 0.01) -> bool:
+def significant(t: BulkTest, alpha: float) -> bool:
     """Different beyond chance (p < alpha) and by a margin that matters: the
     probability of superiority away from 0.5 by more than 0.05."""
-    t = mann_whitney(a, b)
     return t.p < alpha and abs(t.superiority - 0.5) > 0.05
 
 
@@ -125,16 +126,16 @@ class TailTest:
     p: float | None  # Fisher's exact test; None: not tested
 
 
-def _above(metric: dict[str, Any], threshold: float) -> int:
-    n = sum(int(c) for lo, _, c in metric["hist"]["buckets"] if lo > threshold)
-    return n + int(metric["hist"]["overflow"])
+def _above(metric: Metric, threshold: float) -> int:
+    n = sum(c for lo, _, c in metric.hist.buckets if lo > threshold)
+    return n + metric.hist.overflow
 
 
-def tail_test(a: dict[str, Any], b: dict[str, Any], threshold_ns: float | None = None) -> TailTest:
+def tail_test(a: Metric, b: Metric, threshold_ns: float | None = None) -> TailTest:
     """Do a and b exceed the pooled p99 (or a given threshold: a history uses
     the older run's own tail percentile) equally often? Counts above it, from
     the histograms, compared with Fisher's exact test."""
-    n_a, n_b = int(a["count"]), int(b["count"])
+    n_a, n_b = a.count, b.count
     if n_a + n_b < TAIL_MIN_SAMPLES:
         return TailTest(None, (0, 0), None)
     threshold = threshold_ns if threshold_ns is not None else _pooled_p99(a, b)
@@ -146,12 +147,12 @@ def tail_test(a: dict[str, Any], b: dict[str, Any], threshold_ns: float | None =
     return TailTest(threshold, above, fisher_exact(above[0], n_a, above[1], n_b))
 
 
-def _pooled_p99(a: dict[str, Any], b: dict[str, Any]) -> float | None:
+def _pooled_p99(a: Metric, b: Metric) -> float | None:
     pooled: dict[tuple[int, int], int] = {}
     for m in (a, b):
-        for lo, hi, c in m["hist"]["buckets"]:
-            pooled[(int(lo), int(hi))] = pooled.get((int(lo), int(hi)), 0) + int(c)
-    rank = math.ceil(0.99 * (int(a["count"]) + int(b["count"])))
+        for lo, hi, c in m.hist.buckets:
+            pooled[(lo, hi)] = pooled.get((lo, hi), 0) + c
+    rank = math.ceil(0.99 * (a.count + b.count))
     seen = 0
     for (_, hi), c in sorted(pooled.items()):
         seen += c

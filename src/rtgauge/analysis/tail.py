@@ -19,9 +19,9 @@ test can say anything from it, so it is shown but never judged.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from rtgauge.analysis.stats import tail_test as exceedances
+from rtgauge.model import Metric
 
 ALPHA = 0.001  # significance level (samples cluster in bursts: see above)
 RATIO = 2.0  # and the exceedance rate must at least double: small shifts on huge counts are noise
@@ -52,16 +52,20 @@ class TailTest:
         )
 
 
-def tail_test(old: dict[str, Any], new: dict[str, Any]) -> TailTest:
-    """Is `new`'s tail worse than `old`'s? (Both are metric records.)"""
-    n_old, n_new = int(old["count"]), int(new["count"])
+def tail_test(old: Metric, new: Metric) -> TailTest:
+    """Is `new`'s tail worse than `old`'s?"""
+    n_old, n_new = old.count, new.count
     found = next(
-        ((k, name) for k, name, need in THRESHOLDS if n_old >= need and old.get(k) is not None),
+        (
+            (value, name)
+            for k, name, need in THRESHOLDS
+            if n_old >= need and (value := old.stat(k)) is not None
+        ),
         None,
     )
     if found is None or n_new < 100:
         return TailTest(None, "too few samples to test the tail", 0, n_old, 0, n_new, None, False)
-    t = exceedances(old, new, float(old[found[0]]))
+    t = exceedances(old, new, float(found[0]))
     a, b = t.above
     if t.threshold_ns is None or t.p is None:
         return TailTest(None, "no sample above the threshold", a, n_old, b, n_new, None, False)

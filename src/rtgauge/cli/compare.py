@@ -17,7 +17,7 @@ from rtgauge.cli.common import (
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
 from rtgauge.report.compare_report import compare_report
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.store import utc_stamp
 
 FORMATS = ("html", "md")  # written side by side; --csv adds the tables

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -13,9 +14,10 @@ from rtgauge.analysis.history import History, build, system_name
 from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
-from rtgauge.model import Bundle, load_bundle
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.model import load_bundle
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.history_report import HEADERS, group_title, history_report, run_cells
+from rtgauge.run import Run
 from rtgauge.store import list_runs, utc_stamp
 
 
@@ -46,24 +48,25 @@ def _since(text: str) -> str:
         raise UsageError(f"--since {text!r}: give a date, e.g. 2026-11-01") from None
 
 
-def load(args: argparse.Namespace) -> list[Bundle]:
+def load(args: argparse.Namespace) -> list[Run]:
     since = _since(args.since) if args.since else None
     out = []
     for row in list_runs(args.results_dir, args.label):
         if since and str(row["created_at"]) < since:
             continue
         try:
-            b = load_bundle(args.results_dir / row["path"])
+            run = Run.of(load_bundle(args.results_dir / row["path"]))
         except UsageError as exc:  # a damaged bundle is skipped, said, never fatal
             print(f"rtgauge: warning: skipped: {term(str(exc))}", file=sys.stderr)
             continue
-        if args.system and not fnmatchcase(system_name(b), args.system):
+        if args.system and not fnmatchcase(system_name(run), args.system):
             continue
         if args.test:
-            b.tests = [t for t in b.tests if fnmatchcase(t["id"], args.test)]
-            if not b.tests:
+            tests = [t for t in run.tests if fnmatchcase(t.id, args.test)]
+            if not tests:
                 continue
-        out.append(b)
+            run = replace(run, tests=tests)
+        out.append(run)
     return out
 
 
@@ -71,7 +74,7 @@ def print_text(histories: list[History]) -> None:
     widths = [28, 26, 10, 22, 6, 10, 10]
     for h in histories:
         print(f"\n{term(group_title(h))}: {len(h.runs)} runs")
-        tests = sorted({t["id"] for e in h.runs for t in e.bundle.tests})
+        tests = sorted({t.id for e in h.runs for t in e.run.tests})
         for test_id in tests:
             print(f"  {test_id}")
             print("    " + " ".join(f"{c:<{w}}" for c, w in zip(HEADERS, widths, strict=True)))
@@ -82,23 +85,21 @@ def print_text(histories: list[History]) -> None:
             for f in e.findings:
                 if f.regression:
                     print(
-                        f"  REGRESSION {term(e.bundle.created_at)} {f.test} {term(f.name)}: "
+                        f"  REGRESSION {term(e.run.created_at)} {f.test} {term(f.name)}: "
                         f"{term(f.evidence)}"
                     )
         for e in h.runs:
             for f in e.findings:
                 if f.kind in ("max", "missed") or (f.kind == "verdict" and not f.regression):
-                    print(
-                        f"  note {term(e.bundle.created_at)} {f.test} {term(f.name)}: {f.evidence}"
-                    )
+                    print(f"  note {term(e.run.created_at)} {f.test} {term(f.name)}: {f.evidence}")
 
 
 def execute(args: argparse.Namespace) -> int:
-    bundles = load(args)
-    if not bundles:
+    runs = load(args)
+    if not runs:
         print(f"no runs in {args.results_dir} match")
         return 0
-    histories = build(bundles)
+    histories = build(runs)
     print_text(histories)
     if args.html is not None:
         path = Path(args.html) if args.html else args.results_dir / f"history-{utc_stamp()}.html"

@@ -67,9 +67,10 @@ def execute(args: argparse.Namespace) -> int:
         path = folder / f"{base}-{n}.json"
     _write(bundle, path)
     index_run(args.results_dir, bundle)
-    assert bundle.imported is not None
-    unknown = ", ".join(bundle.imported["unknown"])
-    print(f"imported from {bundle.imported['source']}: {len(bundle.tests[0]['metrics'])} metrics")
+    imported = bundle.import_view()
+    assert imported is not None
+    unknown = ", ".join(imported.unknown)
+    print(f"imported from {imported.source}: {len(bundle.test_views()[0].metrics)} metrics")
     print(f"not in the source (left null or unknown): {term(unknown)}")
     print(f"stored: {term(path)}")
     return 0

@@ -10,7 +10,7 @@ from pathlib import Path
 from rtgauge.cli.common import add_deadline, parse_confidence, parse_duration_ns, parse_rate
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 
 

@@ -16,7 +16,7 @@ from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.model import parse_line
-from rtgauge.report.exporters import EXPORTERS
+from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.progress import Progress
 from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text

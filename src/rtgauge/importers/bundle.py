@@ -6,7 +6,7 @@ test record, an end record, and an "import" block saying where it came from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rtgauge.model import Bundle, Record, check_record
@@ -21,6 +21,11 @@ class Imported:
     source: str  # e.g. "cyclictest --json"
     test_id: str  # the rtgauge test it corresponds to
     title: str
+    # What the probe's record of that test would say: its family's title and
+    # the start of the names of its figures that are latencies from a release
+    # instant (None: none is).
+    family_title: str
+    release_latency: str | None
     metrics: list[Record]
     tool_version: str | None = None
     command: str | None = None
@@ -130,6 +135,8 @@ def to_bundle(imp: Imported, path: Path) -> Bundle:
         "id": imp.test_id,
         "title": imp.title,
         "kind": "P",
+        "family_title": imp.family_title,
+        "release_latency": imp.release_latency,
         "status": "ok",
         "reason": None,
         "options": imp.options,
@@ -163,7 +170,7 @@ def to_bundle(imp: Imported, path: Path) -> Bundle:
     if created is None:
         unknown.append("created_at (the file's modification time is used)")
         mtime = path.stat().st_mtime
-        created = datetime.fromtimestamp(mtime, timezone.utc).isoformat(timespec="seconds")
+        created = datetime.fromtimestamp(mtime, UTC).isoformat(timespec="seconds")
     check_record(system, f"{path}: imported system record")
     check_record(test, f"{path}: imported test record")
     return Bundle(

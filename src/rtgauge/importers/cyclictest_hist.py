@@ -101,6 +101,8 @@ def parse(text: str, where: str) -> Imported:
         source=SOURCE,
         test_id="TMR-P-LAT",
         title="Periodic wake-up latency (cyclictest)",
+        family_title="Timers and wake-up latency",
+        release_latency="timer.wakeup.",  # from the programmed expiry
         metrics=metrics,
         info={"threads": threads, "histogram_buckets_us": len(rows)},
         notes=["cyclictest prints averages rounded to whole µs: the means are that coarse"],

@@ -86,6 +86,8 @@ def parse(text: str, where: str) -> Imported:
         source=SOURCE,
         test_id="TMR-P-LAT",
         title="Periodic wake-up latency (cyclictest)",
+        family_title="Timers and wake-up latency",
+        release_latency="timer.wakeup.",  # from the programmed expiry
         metrics=metrics,
         tool_version=str(data.get("rt_test_version:") or "") or None,
         command=cmdline if isinstance(cmdline, str) else None,

@@ -120,6 +120,8 @@ def parse(text: str, where: str) -> Imported:
         title="Timer IRQ and thread latency (rtla timerlat)"
         if timerlat
         else "Operating system noise (rtla osnoise)",
+        family_title="Interrupt-level response" if timerlat else "Clocks",
+        release_latency="irq." if timerlat else None,  # timerlat: from the timer's expiry
         metrics=metrics,
         cpus=cpus,
         info={"columns": header, "bucket_ns": width},

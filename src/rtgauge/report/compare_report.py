@@ -7,19 +7,26 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from rtgauge.analysis.compare import Comparison, compare, points, verdict_table
+from rtgauge.analysis.compare import Comparison, Row, compare, points, verdict_table
 from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
 from rtgauge.analysis.ratings import criteria_lines, overall, rate, stars_text
-from rtgauge.fmt import FAMILIES, family, us
-from rtgauge.model import Bundle
+from rtgauge.fmt import us
+from rtgauge.model import Bundle, family
 from rtgauge.report import plots
 from rtgauge.report.deadline_report import compare_section
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Report, Table
 from rtgauge.report.run_report import trust_warnings
+from rtgauge.run import Run
+
+
+def family_heading(comp: Comparison, fam: str) -> str:
+    """A family's id and title, as the first run holding one of its tests gives it."""
+    title = next((t for r in comp.runs if (t := r.family_title(fam))), None)
+    return f"{fam} — {title or fam}"
 
 
 def rating_blocks(comp: Comparison, criteria: dict[str, Any]) -> list[Block]:
-    ratings = [rate(b, criteria) for b in comp.bundles]
+    ratings = [rate(r, criteria) for r in comp.runs]
     fams = []
     for rs in ratings:
         for r in rs:
@@ -27,7 +34,7 @@ def rating_blocks(comp: Comparison, criteria: dict[str, Any]) -> list[Block]:
                 fams.append(r.family)
     rows = [[Cell("overall")] + [Cell(stars_text(overall(rs))) for rs in ratings]]
     for fam in fams:
-        row = [Cell(f"{fam} — {FAMILIES.get(fam, fam)}")]
+        row = [Cell(family_heading(comp, fam))]
         for rs in ratings:
             found = next((x for x in rs if x.family == fam), None)
             row.append(
@@ -54,7 +61,7 @@ def rating_blocks(comp: Comparison, criteria: dict[str, Any]) -> list[Block]:
 
 def points_blocks(comp: Comparison) -> list[Block]:
     out: list[Block] = [Heading(2, "Strong and weak points", "points")]
-    for label, (good, bad), b in zip(comp.labels, points(comp), comp.bundles, strict=True):
+    for label, (good, bad) in zip(comp.labels, points(comp), strict=True):
         out.append(Heading(3, label))
         out += [Para(f"+ {g}") for g in good] or [Para("+ nothing stands out", "note")]
         out += [
@@ -64,7 +71,6 @@ def points_blocks(comp: Comparison) -> list[Block]:
             )
             for x in bad
         ]
-        del b
     return out
 
 
@@ -89,15 +95,15 @@ def verdict_blocks(comp: Comparison) -> list[Block]:
     ]
 
 
-def _offer_cell(b: Bundle, test: str) -> Cell:
-    t = next((t for t in b.tests if t["id"] == test), None)
+def _offer_cell(run: Run, test: str) -> Cell:
+    t = run.test(test)
     if t is None:
         return Cell("not in this run", "muted")
-    lacks = [n for n in t.get("notes", []) if "not offered" in str(n)]
-    if t["status"] == "skipped":
-        return Cell(f"skipped: {t.get('reason') or ''}", "muted")
-    if t["status"] == "error":
-        return Cell(f"error: {t.get('reason') or ''}", "fail")
+    lacks = [n for n in t.notes if "not offered" in n]
+    if t.status == "skipped":
+        return Cell(f"skipped: {t.reason or ''}", "muted")
+    if t.status == "error":
+        return Cell(f"error: {t.reason or ''}", "fail")
     return Cell("ran" + (f"; {'; '.join(lacks)}" if lacks else ""))
 
 
@@ -105,14 +111,14 @@ def offers_blocks(comp: Comparison) -> list[Block]:
     """What each system could run: the tests one of them skipped, or ran
     only in part, or failed to finish, with the reason each gave."""
     tests: list[str] = []
-    for b in comp.bundles:
-        for t in b.tests:
-            partial = any("not offered" in str(n) for n in t.get("notes", []))
-            if (t["status"] in ("skipped", "error") or partial) and t["id"] not in tests:
-                tests.append(t["id"])
+    for r in comp.runs:
+        for t in r.tests:
+            partial = any("not offered" in n for n in t.notes)
+            if (t.status in ("skipped", "error") or partial) and t.id not in tests:
+                tests.append(t.id)
     if not tests:
         return []
-    rows = [[Cell(test)] + [_offer_cell(b, test) for b in comp.bundles] for test in tests]
+    rows = [[Cell(test)] + [_offer_cell(r, test) for r in comp.runs] for test in tests]
     return [
         Heading(2, "What each system offers", "offers"),
         Para(
@@ -122,18 +128,6 @@ def offers_blocks(comp: Comparison) -> list[Block]:
         ),
         Table(["test", *comp.labels], rows),
     ]
-
-
-def deadline_blocks(
-    comp: Comparison,
-    deadline: float,
-    rate_: float,
-    confidence: float = 0.95,
-    claims: list[DeadlineClaim] | None = None,
-) -> list[Block]:
-    if claims is None:
-        claims = [claim(b, deadline, rate_, confidence) for b in comp.bundles]
-    return compare_section(comp.labels, claims)
 
 
 def figures_blocks(comp: Comparison) -> list[Block]:
@@ -151,11 +145,11 @@ def figures_blocks(comp: Comparison) -> list[Block]:
             "note",
         ),
     ]
-    by_fam: dict[str, list[Any]] = defaultdict(list)
+    by_fam: dict[str, list[Row]] = defaultdict(list)
     for r in comp.rows:
         by_fam[family(r.test)].append(r)
     for fam, rows in by_fam.items():
-        out.append(Heading(3, f"{fam} — {FAMILIES.get(fam, fam)}"))
+        out.append(Heading(3, family_heading(comp, fam)))
         header = ["test", "figure"]
         for label in comp.labels:
             header += [f"{label} avg", f"{label} max"]
@@ -168,18 +162,16 @@ def figures_blocks(comp: Comparison) -> list[Block]:
                     tr += [Cell("—", "muted"), Cell("—", "muted")]
                     continue
                 if r.partial and r.partial[i]:
-                    tr += [Cell(f"{us(m['mean'])} (partial)", "muted")]
-                    tr += [Cell(f"{us(m['max'])} (partial)", "muted")]
+                    tr += [Cell(f"{us(m.mean)} (partial)", "muted")]
+                    tr += [Cell(f"{us(m.max)} (partial)", "muted")]
                     continue
                 if r.emulated and r.emulated[i]:
-                    tr += [Cell(f"{us(m['mean'])} (emulated)", "muted")]
-                    tr += [Cell(f"{us(m['max'])} (emulated)", "muted")]
+                    tr += [Cell(f"{us(m.mean)} (emulated)", "muted")]
+                    tr += [Cell(f"{us(m.max)} (emulated)", "muted")]
                     continue
+                tr.append(Cell(us(m.mean), "better" if r.best_mean == i and r.significant else ""))
                 tr.append(
-                    Cell(us(m["mean"]), "better" if r.best_mean == i and r.significant else "")
-                )
-                tr.append(
-                    Cell(us(m["max"]), "better" if r.best_max == i and r.tail_significant else "")
+                    Cell(us(m.max), "better" if r.best_max == i and r.tail_significant else "")
                 )
             claims = (
                 [r.bulk_text(), r.tail_text()]
@@ -200,7 +192,9 @@ def figures_blocks(comp: Comparison) -> list[Block]:
                     continue
                 key = f"{r.test} {r.metric.rsplit('.', 1)[-1]}"
                 groups[key] = {
-                    comp.labels[i]: float(m[stat]) for i, m in enumerate(r.per_system) if m
+                    comp.labels[i]: float(v)
+                    for i, m in enumerate(r.per_system)
+                    if m and (v := m.stat(stat)) is not None
                 }
             groups = dict(list(groups.items())[:8])
             svg = plots.bars_svg(f"{fam}: {stat} per system", groups)
@@ -212,58 +206,40 @@ def figures_blocks(comp: Comparison) -> list[Block]:
 
 
 def compare_blocks(
-    comp: Comparison,
-    criteria: dict[str, Any],
-    deadline: float | None,
-    rate_: float,
-    confidence: float = 0.95,
-    claims: list[DeadlineClaim] | None = None,
+    comp: Comparison, criteria: dict[str, Any], claims: list[DeadlineClaim]
 ) -> list[Block]:
     out: list[Block] = [Heading(1, "rtgauge comparison: " + " · ".join(comp.labels))]
-    for label, b in zip(comp.labels, comp.bundles, strict=True):
-        for w in trust_warnings(b):
+    for label, r in zip(comp.labels, comp.runs, strict=True):
+        for w in trust_warnings(r):
             out.append(Para(f"{label}: {w}", "warn"))
-    sys_rows = []
-    getters: list[tuple[str, Callable[[Bundle], str]]] = [
-        ("kernel", lambda b: f"{b.system['host']['release']} {b.system['host']['version']}"),
+    getters: list[tuple[str, Callable[[Run], str]]] = [
+        ("kernel", lambda r: f"{r.system.host.release} {r.system.host.version}"),
         (
             "preemption",
-            lambda b: str(
-                b.system["kernel"]["preempt_model"]
-                or b.system["kernel"].get("preempt_source")
-                or "—"
-            ),
+            lambda r: str(r.system.kernel.preempt_model or r.system.kernel.preempt_source or "—"),
         ),
         (
             "target",
-            lambda b: (
-                str(b.target.get("kind", "local"))
-                + (f" ({b.target.get('accel')})" if b.target.get("accel") else "")
-            ),
+            lambda r: r.target.kind + (f" ({r.target.accel})" if r.target.accel else ""),
         ),
-        ("CPU", lambda b: f"{b.system['cpu']['online']} × {b.system['cpu']['model']}"),
+        ("CPU", lambda r: f"{r.system.cpu.online} × {r.system.cpu.model}"),
         (
             "SCHED_FIFO / mlockall",
-            lambda b: (
-                f"{b.system['privileges']['sched_fifo']} / {b.system['privileges']['mlockall']}"
-            ),
+            lambda r: f"{r.system.privileges.sched_fifo} / {r.system.privileges.mlockall}",
         ),
         (
             "clock, floor",
-            lambda b: (
-                f"{b.system['clock']['source']}, {b.system['clock']['floor_ns']['mean']:.0f} ns"
-            ),
+            lambda r: f"{r.system.clock.source}, {r.system.clock.floor_ns.mean:.0f} ns",
         ),
-        ("tests", lambda b: f"{len(b.tests)}" + ("" if b.complete else " (incomplete run)")),
+        ("tests", lambda r: f"{len(r.tests)}" + ("" if r.complete else " (incomplete run)")),
     ]
-    for key, get in getters:
-        sys_rows.append([Cell(key)] + [Cell(get(b)) for b in comp.bundles])
+    sys_rows = [[Cell(key)] + [Cell(get(r)) for r in comp.runs] for key, get in getters]
     out += [Table(["", *comp.labels], sys_rows)]
     out += rating_blocks(comp, criteria)
     out += verdict_blocks(comp)
     out += offers_blocks(comp)
-    if deadline is not None:
-        out += deadline_blocks(comp, deadline, rate_, confidence, claims)
+    if claims:
+        out += compare_section(comp.labels, claims)
     out += points_blocks(comp)
     out += figures_blocks(comp)
     return out
@@ -276,10 +252,9 @@ def compare_report(
     rate_: float,
     confidence: float = 0.95,
 ) -> Report:
-    """The comparison of several runs, ready for any exporter."""
-    claims = None
-    if deadline is not None:
-        claims = [claim(b, deadline, rate_, confidence) for b in bundles]
-    blocks = compare_blocks(compare(bundles), criteria, deadline, rate_, confidence, claims)
-    extra = [{"deadline": c.to_json()} for c in claims] if claims else []
-    return Report("rtgauge comparison", blocks, bundles, deadline, rate_, confidence, extra)
+    """The comparison of several runs, ready for any exporter: each bundle
+    read once, its conditions decided once."""
+    runs = [Run.of(b) for b in bundles]
+    claims = [claim(r, deadline, rate_, confidence) for r in runs] if deadline is not None else []
+    blocks = compare_blocks(compare(runs), criteria, claims)
+    return Report("rtgauge comparison", blocks, runs, claims)

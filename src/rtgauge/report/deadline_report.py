@@ -15,9 +15,9 @@ from rtgauge.report.document import Block, Cell, Chart, Details, Heading, Notice
 from rtgauge.report.pwcet_chart import pwcet_svg
 
 
-def heading(c: DeadlineClaim, level: int = 2) -> Heading:
+def heading(c: DeadlineClaim) -> Heading:
     return Heading(
-        level,
+        2,
         f"Deadline {us(c.deadline_ns)} µs at a miss rate of {c.rate:g} "
         f"({c.confidence * 100:g} % confidence)",
         "deadline",

@@ -1,13 +1,14 @@
-"""A report as a list of blocks, rendered to HTML or Markdown by one
-exporter each: what a report says is decided once, here and in run.py /
-compare.py; how it looks is the renderers' business."""
+"""A report as a list of blocks, rendered by one exporter per format
+(report/formats/): what a report says is decided once, here and in
+run_report.py, compare_report.py and history_report.py; how it looks is the
+formats' business."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from rtgauge.model import Bundle
+from rtgauge.analysis.deadline_claim import DeadlineClaim
+from rtgauge.run import Run
 
 
 @dataclass
@@ -75,10 +76,11 @@ class Report:
 
     title: str
     blocks: list[Block]
-    bundles: list[Bundle] = field(default_factory=list)
-    deadline_ns: float | None = None  # the deadline its verdicts were judged against
-    miss_rate: float = 1e-6
-    confidence: float = 0.95  # of its deadline bounds and pWCET intervals
-    # Numbers the report derived (e.g. a deadline claim), one entry per bundle,
-    # for the formats that carry data rather than text.
-    analysis: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)
+    # What the report judged against a deadline, one claim per run in the
+    # runs' order; none when no deadline was asked for. The formats that
+    # carry data (json, junit, lava) take the verdicts from here.
+    claims: list[DeadlineClaim] = field(default_factory=list)
+
+    def claim(self, i: int) -> DeadlineClaim | None:
+        return self.claims[i] if i < len(self.claims) else None

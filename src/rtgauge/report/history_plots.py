@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from html import escape
 
-from rtgauge.model import Record
+from rtgauge.model import Metric
 from rtgauge.report.plots import MB, ML, MR, MT, H, W, _frame, _label_us, _ticks_log
 
 BINS = 40
@@ -22,7 +22,7 @@ class Column:
 
     label: str  # short text under the column
     title: str  # tooltip: date, kernel, label
-    metric: Record
+    metric: Metric
     tail: float | None
     regressed: bool
 
@@ -42,7 +42,7 @@ def history_svg(name: str, cols: list[Column]) -> str:
     values = [
         v
         for c in cols
-        for lo, hi, n in c.metric["hist"]["buckets"]
+        for lo, hi, n in c.metric.hist.buckets
         if n
         for v in (max(lo, 1), max(hi - 1, 1))
     ]
@@ -61,7 +61,7 @@ def history_svg(name: str, cols: list[Column]) -> str:
     for i, c in enumerate(cols):
         counts = [0] * BINS
         total = 0
-        for lo, hi, n in c.metric["hist"]["buckets"]:
+        for lo, hi, n in c.metric.hist.buckets:
             mid = max((lo + hi - 1) / 2, ymin)
             k = min(BINS - 1, max(0, int((math.log10(mid) - lmin) / (lmax - lmin) * BINS)))
             counts[k] += n
@@ -91,7 +91,7 @@ def history_svg(name: str, cols: list[Column]) -> str:
     for key, colour, what in (("max", "#d1242f", "max"), ("tail", "#24292f", "tail")):
         pts = []
         for i, c in enumerate(cols):
-            got = c.metric["max"] if key == "max" else c.tail
+            got = c.metric.max if key == "max" else c.tail
             if got:
                 pts.append((ML + (i + 0.5) * cw, fy(float(got)), float(got), c))
         if pts:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rtgauge.analysis.history import History, RunEntry, headline, missed, tail_value
 from rtgauge.fmt import us
-from rtgauge.model import Record
+from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Report, Table
 from rtgauge.report.history_plots import Column, history_svg
 
@@ -16,35 +16,35 @@ def group_title(h: History) -> str:
 def test_ids(h: History) -> list[str]:
     out: list[str] = []
     for e in h.runs:
-        for t in e.bundle.tests:
-            if t["id"] not in out:
-                out.append(t["id"])
+        for t in e.run.tests:
+            if t.id not in out:
+                out.append(t.id)
     return out
 
 
-def _test(e: RunEntry, test_id: str) -> Record | None:
-    return next((t for t in e.bundle.tests if t["id"] == test_id), None)
+def _test(e: RunEntry, test_id: str) -> TestRecord | None:
+    return e.run.test(test_id)
 
 
 def run_cells(e: RunEntry, test_id: str) -> list[str]:
     """created, kernel, max, tail, missed, verdicts, change (for one test)."""
-    b = e.bundle
+    r = e.run
     t = _test(e, test_id)
-    kernel = f"{b.system['host']['release']} ({b.system['kernel']['preempt_model'] or '?'})"
+    kernel = f"{r.system.host.release} ({r.system.kernel.preempt_model or '?'})"
     if t is None:
-        return [b.created_at, kernel, "—", "—", "—", "not run", ""]
+        return [r.created_at, kernel, "—", "—", "—", "not run", ""]
     m = headline(t)
     name, tail = tail_value(m) if m else ("", None)
-    verdicts = t["verdicts"]
-    passed = sum(bool(v["pass"]) for v in verdicts)
-    vtext = f"{passed}/{len(verdicts)} pass" if verdicts else t["status"]
+    verdicts = t.verdicts
+    passed = sum(v.passed for v in verdicts)
+    vtext = f"{passed}/{len(verdicts)} pass" if verdicts else t.status
     lost = missed(t)
     regs = [f for f in e.findings if f.test == test_id and f.regression]
     change = "REGRESSION" if regs else ""
     return [
-        b.created_at,
+        r.created_at,
         kernel,
-        us(m["max"]) if m else "—",
+        us(m.max) if m else "—",
         f"{us(tail)} ({name})" if tail is not None else "—",
         "—" if lost is None else str(lost),
         vtext,
@@ -77,13 +77,13 @@ def history_blocks(histories: list[History]) -> list[Block]:
         newest = h.runs[-1]
         out.append(
             Para(
-                f"{len(h.runs)} runs; newest {newest.bundle.created_at}: "
+                f"{len(h.runs)} runs; newest {newest.run.created_at}: "
                 + ("REGRESSED" if newest.regressed else "no regression"),
                 "warn" if newest.regressed else "",
             )  # fmt: skip
         )
         regs = [
-            f"{e.bundle.created_at} {f.test} {f.name}: {f.evidence}"
+            f"{e.run.created_at} {f.test} {f.name}: {f.evidence}"
             for e in h.runs
             for f in e.findings
             if f.regression
@@ -96,14 +96,13 @@ def history_blocks(histories: list[History]) -> list[Block]:
             for i, e in enumerate(h.runs):
                 t = _test(e, test_id)
                 m = headline(t) if t else None
-                if m is None or not m["hist"]["buckets"]:
+                if m is None or not m.hist.buckets:
                     continue
-                label = e.bundle.run_label or ""
+                label = e.run.label or ""
                 cols.append(
                     Column(
                         f"#{i + 1}",
-                        f"#{i + 1} {e.bundle.created_at} {e.bundle.system['host']['release']} "
-                        f"{label}".strip(),
+                        f"#{i + 1} {e.run.created_at} {e.run.system.host.release} {label}".strip(),
                         m,
                         tail_value(m)[1],
                         any(f.regression and f.test == test_id for f in e.findings),
@@ -111,7 +110,7 @@ def history_blocks(histories: list[History]) -> list[Block]:
                 )
             if cols:
                 m0 = cols[-1].metric
-                out.append(Chart(history_svg(m0["name"], cols), CAPTION.format(m0["name"])))
+                out.append(Chart(history_svg(m0.name, cols), CAPTION.format(m0.name)))
             rows = []
             for i, e in enumerate(h.runs):
                 cells = run_cells(e, test_id)
@@ -131,4 +130,4 @@ def history_blocks(histories: list[History]) -> list[Block]:
 
 
 def history_report(histories: list[History]) -> Report:
-    return Report("rtgauge history", history_blocks(histories), [])
+    return Report("rtgauge history", history_blocks(histories))

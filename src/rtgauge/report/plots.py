@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import Any
+
+from rtgauge.model import Metric, Series
 
 W, H = 640, 240
 ML, MR, MT, MB = 64, 16, 20, 40  # margins
+HISTOGRAM_BARS = 60  # a histogram is re-binned into this many bars for display
 PALETTE = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#0969da", "#bf3989"]
 
 
@@ -47,9 +49,10 @@ def _frame(title: str, body: list[str], xlabel: str, ylabel: str) -> str:
     )
 
 
-def histogram_svg(metric: dict[str, Any], bins: int = 60) -> str:
+def histogram_svg(metric: Metric) -> str:
     """Log-log histogram of a metric's sparse buckets, re-binned for display."""
-    buckets = metric["hist"]["buckets"]
+    bins = HISTOGRAM_BARS
+    buckets = metric.hist.buckets
     if not buckets:
         return ""
     lo = max(1.0, float(buckets[0][0]))
@@ -90,26 +93,25 @@ def histogram_svg(metric: dict[str, Any], bins: int = 60) -> str:
                 f'<text x="{ML - 4}" y="{y + 4:.1f}" text-anchor="end" class="tk">{n:g}</text>'
                 f'<line x1="{ML}" x2="{ML + pw}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eaeef2"/>'
             )
-    if metric["hist"]["overflow"]:
+    if metric.hist.overflow:
         body.append(
             f'<text x="{ML + pw - 4}" y="{MT + 14}" text-anchor="end" class="tk">'
-            f"{metric['hist']['overflow']} beyond {escape(_label_us(metric['hist']['overflow_above']))}"
+            f"{metric.hist.overflow} beyond {escape(_label_us(metric.hist.overflow_above))}"
             f"</text>"
         )
-    return _frame(f"histogram of {metric['name']}", body, "latency (log scale)", "samples (log)")
+    return _frame(f"histogram of {metric.name}", body, "latency (log scale)", "samples (log)")
 
 
-def line_chart_svg(
-    title: str, xs_label: str, series: dict[str, list[tuple[float, float]]], log_x: bool = True
-) -> str:
-    """Lines of (x, ns) points, log y; one colour per series."""
+def line_chart_svg(title: str, xs_label: str, series: dict[str, list[tuple[float, float]]]) -> str:
+    """Lines of (x, ns) points, log y (log x too when x spans over 20 times); one
+    colour per series."""
     pts = [p for s in series.values() for p in s if p[1] > 0]
     if not pts:
         return ""
     xmin, xmax = min(p[0] for p in pts), max(p[0] for p in pts)
     ymin, ymax = min(p[1] for p in pts), max(p[1] for p in pts)
     ymin, ymax = ymin / 1.5, ymax * 1.5
-    log_x = log_x and xmin > 0 and xmax / max(xmin, 1e-9) > 20
+    log_x = xmin > 0 and xmax / max(xmin, 1e-9) > 20
     pw, ph = W - ML - MR, H - MT - MB
 
     def fx(v: float) -> float:
@@ -156,14 +158,14 @@ def line_chart_svg(
     return _frame(title, body, xs_label, "ns, log scale")
 
 
-def series_svg(series: dict[str, Any]) -> str:
+def series_svg(series: Series) -> str:
     """Latency over time (max per window) with the load phases as bands."""
-    points = [(float(t), float(v)) for t, v in series["points"] if v > 0]
+    points = [(float(t), float(v)) for t, v in series.points if v > 0]
     if not points:
         return ""
     t0, t1 = 0.0, max(p[0] for p in points)
-    for ph_ in series.get("phases", []):
-        t1 = max(t1, float(ph_["end_ms"]))
+    for ph_ in series.phases:
+        t1 = max(t1, float(ph_.end_ms))
     vmin, vmax = min(p[1] for p in points) / 1.5, max(p[1] for p in points) * 1.5
     pw, ph = W - ML - MR, H - MT - MB
 
@@ -178,16 +180,16 @@ def series_svg(series: dict[str, Any]) -> str:
         )
 
     body = []
-    for i, phase in enumerate(series.get("phases", [])):
-        a, b = fx(float(phase["start_ms"])), fx(float(phase["end_ms"]))
+    for i, phase in enumerate(series.phases):
+        a, b = fx(float(phase.start_ms)), fx(float(phase.end_ms))
         fill = "#f6f8fa" if i % 2 else "#eef4ff"
-        ops = phase.get("ops_per_s")
-        tip = f"{phase['name']}" + (f": {ops:,.0f} ops/s" if ops else "")
+        ops = phase.ops_per_s
+        tip = f"{phase.name}" + (f": {ops:,.0f} ops/s" if ops else "")
         body.append(
             f'<rect x="{a:.1f}" y="{MT}" width="{max(b - a, 0.5):.1f}" height="{ph}" fill="{fill}">'
             f"<title>{escape(tip)}</title></rect>"
             f'<text x="{(a + b) / 2:.1f}" y="{MT + 12}" text-anchor="middle" class="tk">'
-            f"{escape(str(phase['name']))}</text>"
+            f"{escape(str(phase.name))}</text>"
         )
     for v in _ticks_log(vmin, vmax):
         body.append(
@@ -200,8 +202,8 @@ def series_svg(series: dict[str, Any]) -> str:
         f'<text x="{ML + pw}" y="{MT + ph + 16}" text-anchor="end" class="tk">'
         f"{t1 / 1000:.1f} s</text>"
     )
-    label = f"max per {series['window_ms']:g} ms window"
-    return _frame(f"{series['name']} over time", body, f"time ({label})", "latency (log)")
+    label = f"max per {series.window_ms:g} ms window"
+    return _frame(f"{series.name} over time", body, f"time ({label})", "latency (log)")
 
 
 def bars_svg(title: str, groups: dict[str, dict[str, float]]) -> str:

@@ -6,12 +6,14 @@ import time
 from typing import TextIO
 
 from rtgauge.fmt import term
-from rtgauge.model import Record
+from rtgauge.model import Record, System, TestRecord
+
+BAR_WIDTH = 20
 
 
-def _bar(done: int, total: int, width: int = 20) -> str:
-    filled = width * done // max(total, 1)
-    return "|" + "#" * filled + "." * (width - filled) + "|"
+def _bar(done: int, total: int) -> str:
+    filled = BAR_WIDTH * done // max(total, 1)
+    return "|" + "#" * filled + "." * (BAR_WIDTH - filled) + "|"
 
 
 class Progress:
@@ -25,20 +27,23 @@ class Progress:
         self.t0 = time.monotonic()
 
     def update(self, record: Record) -> None:
+        """One checked record of the stream (rtgauge.model.parse_line)."""
         kind = record["record"]
         if kind == "system":
-            self.planned = list(record["run"]["tests"])
+            s = System.read(record)
+            self.planned = s.run.tests
             first = f" — running {term(self.planned[0])}" if self.planned and self.tty else ""
-            self._line(f"{term(record['host']['hostname'])}: {len(self.planned)} tests{first}")
+            self._line(f"{term(s.host.hostname)}: {len(self.planned)} tests{first}")
         elif kind == "test":
+            t = TestRecord.read(record)
             self.done_count += 1
             total = len(self.planned) or self.done_count
             nxt = self.planned[self.done_count] if self.done_count < len(self.planned) else ""
-            failing = record["status"] in ("error", "skipped", "interrupted")
-            reason = f" ({term(record['reason'])})" if failing and record["reason"] else ""
+            failing = t.status in ("error", "skipped", "interrupted")
+            reason = f" ({term(t.reason)})" if failing and t.reason else ""
             bar = _bar(self.done_count, total) + " " if self.tty else ""
             self._line(
-                f"{bar}[{self.done_count}/{total}] {term(record['id'])} {record['status']}{reason}"
+                f"{bar}[{self.done_count}/{total}] {term(t.id)} {t.status}{reason}"
                 + (f" — running {term(nxt)}" if nxt and self.tty else "")
             )
 

@@ -7,9 +7,9 @@ from collections import defaultdict
 from typing import Any
 
 from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
-from rtgauge.conditions import figures_partial, run_conditions
-from rtgauge.fmt import COLUMNS, FAMILIES, family, us, us2, worst_value
-from rtgauge.model import Bundle, Record
+from rtgauge.conditions import figures_partial
+from rtgauge.fmt import COLUMNS, us, us2
+from rtgauge.model import Bundle, ImportInfo, Metric, System, TestRecord
 from rtgauge.report import plots
 from rtgauge.report.deadline_report import run_section
 from rtgauge.report.document import (
@@ -25,6 +25,7 @@ from rtgauge.report.document import (
     Table,
 )
 from rtgauge.report.summary import order_tests
+from rtgauge.run import Run
 
 
 def _yes(v: Any) -> str:
@@ -35,18 +36,16 @@ def _mentions(warnings: list[str], *words: str) -> bool:
     return any(w.lower() in text.lower() for text in warnings for w in words)
 
 
-def trust_warnings(bundle: Bundle) -> list[str]:
+def trust_warnings(run: Run) -> list[str]:
     """What makes these figures less trustworthy, most serious first.
 
     The probe states most of these in system.warnings; the conditions module
     decides them from the probe's facts and the host's knowledge of the
     target, so every caveat is shown once, even one the probe could not see.
     """
-    s = bundle.system
-    probe = [str(w) for w in s.get("warnings", [])]
-    cond = run_conditions(bundle)
-    derived = list(cond.reasons)
-    governor = s["cpu"]["governor"]
+    probe = run.system.warnings
+    derived = list(run.conditions.reasons)
+    governor = run.system.cpu.governor
     if governor not in (None, "performance"):
         derived.append(f"CPU frequency governor is '{governor}', not 'performance'")
     # Emulation first: it voids every timing. Then the probe's words, then ours.
@@ -55,9 +54,9 @@ def trust_warnings(bundle: Bundle) -> list[str]:
     ours = [text for text in derived if not _mentions(probe, *_keywords(text))]
     ours_emulated = [o for o in ours if o.startswith("emulated")]
     out = first + ours_emulated + rest + [o for o in ours if o not in ours_emulated]
-    if not bundle.complete:
+    if not run.complete:
         out.append("incomplete run: interrupted or cut short; the tests that finished are shown")
-    bad = [t["id"] for t in bundle.tests if figures_partial(t)]
+    bad = [t.id for t in run.tests if figures_partial(t)]
     if bad:
         out.append(
             f"tests that did not finish (error or interrupted): {', '.join(bad)}; "
@@ -80,56 +79,56 @@ def _keywords(text: str) -> tuple[str, ...]:
     return (text,)
 
 
-def system_table(s: Record, imported: Record | None = None) -> Table:
-    k, c, clk, p = s["kernel"], s["cpu"], s["clock"], s["privileges"]
-    floor = clk["floor_ns"]
+def system_table(s: System, imported: ImportInfo | None = None) -> Table:
+    k, c, clk, p, build = s.kernel, s.cpu, s.clock, s.privileges, s.probe
+    floor = clk.floor_ns
     rows = [
-        ("OS", f"{s['host'].get('os_pretty_name') or s['host']['os']} ({s['host']['machine']})"),
-        ("kernel", f"{s['host']['release']} — {s['host']['version']}"),
+        ("OS", f"{s.host.os_pretty_name or s.host.os} ({s.host.machine})"),
+        ("kernel", f"{s.host.release} — {s.host.version}"),
         (
             "preemption model",
-            f"{k['preempt_model'] or 'unknown'}"
-            + (f" (from {k['preempt_source']})" if k.get("preempt_source") else ""),
+            f"{k.preempt_model or 'unknown'}"
+            + (f" (from {k.preempt_source})" if k.preempt_source else ""),
         ),
         (
             "tick rate",
-            f"measured {k['hz_measured'] or '—'} Hz; configured {k.get('hz_config') or '—'}",
+            f"measured {k.hz_measured or '—'} Hz; configured {k.hz_config or '—'}",
         ),
-        ("CPUs", f"{c['online']} online: {c['model'] or '—'}; measured on {c['selected']}"),
-        ("frequency governor", str(c["governor"] or "—")),
-        ("isolated / nohz_full", f"{k['isolcpus'] or 'none'} / {k['nohz_full'] or 'none'}"),
+        ("CPUs", f"{c.online} online: {c.model or '—'}; measured on {c.selected}"),
+        ("frequency governor", str(c.governor or "—")),
+        ("isolated / nohz_full", f"{k.isolcpus or 'none'} / {k.nohz_full or 'none'}"),
         (
             "RT throttling",
-            f"{k['rt_runtime_us']} µs of every {k['rt_period_us']} µs"
-            if k["rt_runtime_us"] is not None
+            f"{k.rt_runtime_us} µs of every {k.rt_period_us} µs"
+            if k.rt_runtime_us is not None
             else "—",
         ),
         (
             "clock",
-            f"{clk['source']} at {(clk['freq_hz'] or 0) / 1e6:.1f} MHz; kernel clocksource "
-            f"{clk['kernel_clocksource'] or '—'}",
+            f"{clk.source} at {(clk.freq_hz or 0) / 1e6:.1f} MHz; kernel clocksource "
+            f"{clk.kernel_clocksource or '—'}",
         ),
         (
             "measurement floor",
-            f"two back-to-back reads: min {floor['min']:.0f} ns, "
-            f"mean {floor['mean']:.1f} ns, max {floor['max']:.0f} ns",
+            f"two back-to-back reads: min {floor.min:.0f} ns, "
+            f"mean {floor.mean:.1f} ns, max {floor.max:.0f} ns",
         ),
         (
             "virtualisation",
-            f"hypervisor {_yes(s['virtualization']['hypervisor'])}"
-            + (f" ({s['virtualization']['vendor']})" if s["virtualization"].get("vendor") else ""),
+            f"hypervisor {_yes(s.virtualization.hypervisor)}"
+            + (f" ({s.virtualization.vendor})" if s.virtualization.vendor else ""),
         ),
         (
             "obtained",
-            f"SCHED_FIFO {_yes(p['sched_fifo'])}"
-            + (f" at {p['prio']}" if p["sched_fifo"] else f" ({p.get('sched_fifo_reason')})")
-            + f"; mlockall {_yes(p['mlockall'])}; cpu_dma_latency 0 {_yes(p.get('cpu_dma_latency'))}"
-            + f"; euid {p['euid']}",
+            f"SCHED_FIFO {_yes(p.sched_fifo)}"
+            + (f" at {p.prio}" if p.sched_fifo else f" ({p.sched_fifo_reason})")
+            + f"; mlockall {_yes(p.mlockall)}; cpu_dma_latency 0 {_yes(p.cpu_dma_latency)}"
+            + f"; euid {p.euid}",
         ),
         (
             "probe",
-            f"{s['probe']['version']} ({s['probe']['build']['arch']}, "
-            f"{s['probe']['build']['libc']}, {'static' if s['probe']['build']['static'] else 'dynamic'})",
+            f"{build.version} ({build.arch}, {build.libc}, "
+            f"{'static' if build.static else 'dynamic'})",
         ),
     ]
     if imported is not None:
@@ -137,7 +136,7 @@ def system_table(s: Record, imported: Record | None = None) -> Table:
     return Table(["", ""], [[Cell(a), Cell(b)] for a, b in rows])
 
 
-def _imported_rows(rows: list[tuple[str, str]], imported: Record) -> list[tuple[str, str]]:
+def _imported_rows(rows: list[tuple[str, str]], imported: ImportInfo) -> list[tuple[str, str]]:
     """An imported run: the facts its source did not give say so, instead of
     showing the placeholders the contract needs."""
     unknown = "unknown: not in the imported file"
@@ -149,25 +148,25 @@ def _imported_rows(rows: list[tuple[str, str]], imported: Record) -> list[tuple[
         "RT throttling",
         "isolated / nohz_full",
     }
-    if not imported.get("conditions_known"):
+    if not imported.conditions_known:
         blank.add("obtained")
     out = [(k, unknown if k in blank else v) for k, v in rows if k != "probe"]
-    tool = f"{imported.get('source')} {imported.get('tool_version') or ''}".strip()
-    return out + [("imported from", f"{tool}, file {imported.get('file')}")]
+    tool = f"{imported.source} {imported.tool_version or ''}".strip()
+    return out + [("imported from", f"{tool}, file {imported.file}")]
 
 
-def metric_table(metrics: list[Record]) -> Table:
+def metric_table(metrics: list[Metric]) -> Table:
     rows = []
-    for m in sorted(metrics, key=worst_value, reverse=True):
+    for m in sorted(metrics, key=lambda m: m.worst, reverse=True):
         rows.append(
-            [Cell(m["name"])] + [Cell(us2(m[k])) for k, _ in COLUMNS] + [Cell(str(m["count"]))]
+            [Cell(m.name)] + [Cell(us2(m.stat(k))) for k, _ in COLUMNS] + [Cell(str(m.count))]
         )
     return Table(["figure (µs)"] + [h for _, h in COLUMNS] + ["count"], rows)
 
 
-def negative_note(metrics: list[Record]) -> Para | None:
+def negative_note(metrics: list[Metric]) -> Para | None:
     """The intervals that ended before they began, where a figure has any."""
-    named = [f"{m['name']} {m['negative']}" for m in metrics if m.get("negative")]
+    named = [f"{m.name} {m.negative}" for m in metrics if m.negative]
     if not named:
         return None
     return Para(
@@ -177,28 +176,26 @@ def negative_note(metrics: list[Record]) -> Para | None:
     )
 
 
-def sweep_charts(test: Record) -> list[Block]:
+def sweep_charts(test: TestRecord) -> list[Block]:
     """Where a parameter varies (threads, waiters, size): cost against it.
 
     Metrics sharing a name stem form a group; the x axis is the numeric
     parameter that takes the most distinct values in the group."""
-    stems: dict[str, list[Record]] = defaultdict(list)
-    for m in test["metrics"]:
-        if m["count"] and any(_numeric(v) for v in (m.get("params") or {}).values()):
-            stems[m["name"].rsplit(".", 1)[0]].append(m)
+    stems: dict[str, list[Metric]] = defaultdict(list)
+    for m in test.metrics:
+        if m.count and any(_numeric(v) for v in m.params.values()):
+            stems[m.name.rsplit(".", 1)[0]].append(m)
     out: list[Block] = []
     for stem, ms in sorted(stems.items()):
-        keys = {k for m in ms for k, v in (m.get("params") or {}).items() if _numeric(v)}
-        best = max(sorted(keys), key=lambda k: len({m["params"].get(k) for m in ms}), default=None)
-        pts = [
-            (float(m["params"][best]), m) for m in ms if best and _numeric(m["params"].get(best))
-        ]
+        keys = {k for m in ms for k, v in m.params.items() if _numeric(v)}
+        best = max(sorted(keys), key=lambda k: len({m.params.get(k) for m in ms}), default=None)
+        pts = [(float(m.params[best]), m) for m in ms if best and _numeric(m.params.get(best))]
         if best is None or len({x for x, _ in pts}) < 3:
             continue
         pts.sort(key=lambda p: p[0])
         series = {
-            label: [(x, float(m[field])) for x, m in pts if m.get(field)]
-            for label, field in (("max", "max"), ("p99", "p99"), ("mean", "mean"))
+            label: [(x, float(v)) for x, m in pts if (v := m.stat(key))]
+            for label, key in (("max", "max"), ("p99", "p99"), ("mean", "mean"))
         }
         svg = plots.line_chart_svg(f"{stem} against {best}", best, series)
         if svg:
@@ -210,19 +207,22 @@ def _numeric(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def histograms(test: Record, limit: int = 3) -> list[Block]:
-    latency = [m for m in test["metrics"] if m["count"] and m["hist"]["buckets"]]
-    latency.sort(key=lambda m: (not m["name"].endswith(".all"), -worst_value(m)))
+SHOWN_HISTOGRAMS = 3  # per test; the others are folded away
+
+
+def histograms(test: TestRecord) -> list[Block]:
+    latency = [m for m in test.metrics if m.count and m.hist.buckets]
+    latency.sort(key=lambda m: (not m.name.endswith(".all"), -m.worst))
     out: list[Block] = []
     for i, m in enumerate(latency):
         svg = plots.histogram_svg(m)
         if not svg:
             continue
-        block = Chart(svg, f"{m['name']}: {m['count']} samples, max {us(m['max'])} µs")
-        if i < limit:
+        block = Chart(svg, f"{m.name}: {m.count} samples, max {us(m.max)} µs")
+        if i < SHOWN_HISTOGRAMS:
             out.append(block)
         else:
-            out.append(Details(f"histogram of {m['name']}", [block]))
+            out.append(Details(f"histogram of {m.name}", [block]))
     return out
 
 
@@ -232,59 +232,59 @@ PARTIAL_NOTE = (
 )
 
 
-def test_blocks(t: Record) -> list[Block]:
-    out: list[Block] = [Heading(3, f"{t['id']} — {t['title']}", anchor=t["id"])]
-    status = t["status"] + (f": {t['reason']}" if t.get("reason") else "")
-    opts = ", ".join(f"{k}={v}" for k, v in t["options"].items())
-    cond = t["conditions"]
+def test_blocks(t: TestRecord) -> list[Block]:
+    out: list[Block] = [Heading(3, f"{t.id} — {t.title}", anchor=t.id)]
+    status = t.status + (f": {t.reason}" if t.reason else "")
+    opts = ", ".join(f"{k}={v}" for k, v in t.options.items())
+    cond = t.conditions
     out.append(
         Para(
-            f"{status}. {cond['policy']}"
-            + (f" {cond['prio']}" if cond["policy"] != "SCHED_OTHER" else "")
-            + f", mlockall {_yes(cond['mlockall'])}, CPUs {cond['cpus']}; "
-            f"{t['duration_ms'] / 1000:.2f} s" + (f"; options {opts}" if opts else ""),
+            f"{status}. {cond.policy}"
+            + (f" {cond.prio}" if cond.policy != "SCHED_OTHER" else "")
+            + f", mlockall {_yes(cond.mlockall)}, CPUs {cond.cpus}; "
+            f"{t.duration_ms / 1000:.2f} s" + (f"; options {opts}" if opts else ""),
             "note",
         )
     )
-    for n in t.get("notes", []):
+    for n in t.notes:
         out.append(Para(n, "note"))
-    for s in t.get("series", []):
+    for s in t.series:
         svg = plots.series_svg(s)
         if svg:
-            out.append(Chart(svg, f"{s['name']}: latency over time, load phases marked"))
-    if t["metrics"] and figures_partial(t):
+            out.append(Chart(svg, f"{s.name}: latency over time, load phases marked"))
+    if t.metrics and figures_partial(t):
         out.append(Para(PARTIAL_NOTE, "warn"))
-    if t["metrics"]:
-        out.append(metric_table(t["metrics"]))
-        negative = negative_note(t["metrics"])
+    if t.metrics:
+        out.append(metric_table(t.metrics))
+        negative = negative_note(t.metrics)
         if negative:
             out.append(negative)
     out += sweep_charts(t)
     out += histograms(t)
-    if t.get("info"):
-        out.append(Details("details recorded by the test", [Pre(json.dumps(t["info"], indent=1))]))
+    if t.info:
+        out.append(Details("details recorded by the test", [Pre(json.dumps(t.info, indent=1))]))
     return out
 
 
-def verdict_blocks(bundle: Bundle) -> list[Block]:
+def verdict_blocks(run: Run) -> list[Block]:
     rows = []
     evid: list[Block] = []
-    for t in bundle.tests:
-        for v in t["verdicts"]:
+    for t in run.tests:
+        for v in t.verdicts:
             rows.append(
                 [
-                    Cell(t["id"]),
-                    Cell(v["name"]),
-                    Cell("PASS" if v["pass"] else "FAIL", "pass" if v["pass"] else "fail"),
-                    Cell(v["expected"]),
-                    Cell(v["observed"]),
+                    Cell(t.id),
+                    Cell(v.name),
+                    Cell("PASS" if v.passed else "FAIL", "pass" if v.passed else "fail"),
+                    Cell(v.expected),
+                    Cell(v.observed),
                 ]
             )
-            if v.get("evidence") is not None:
+            if v.evidence is not None:
                 evid.append(
                     Details(
-                        f"evidence: {t['id']} {v['name']}",
-                        [Pre(json.dumps(v["evidence"], indent=1)[:20000])],
+                        f"evidence: {t.id} {v.name}",
+                        [Pre(json.dumps(v.evidence, indent=1)[:20000])],
                     )
                 )
     if not rows:
@@ -292,16 +292,16 @@ def verdict_blocks(bundle: Bundle) -> list[Block]:
     return [Table(["test", "verdict", "", "expected", "observed"], rows)] + evid
 
 
-def not_run_blocks(bundle: Bundle) -> list[Block]:
+def not_run_blocks(run: Run) -> list[Block]:
     """Tests without figures to trust: errors, skips, interruptions, with reasons."""
     rows = [
         [
-            Cell(t["id"]),
-            Cell(t["status"], "muted" if t["status"] == "skipped" else "fail"),
-            Cell(t.get("reason") or "no reason given"),
+            Cell(t.id),
+            Cell(t.status, "muted" if t.status == "skipped" else "fail"),
+            Cell(t.reason or "no reason given"),
         ]
-        for t in bundle.tests
-        if t["status"] in ("error", "skipped", "interrupted")
+        for t in run.tests
+        if t.status in ("error", "skipped", "interrupted")
     ]
     if not rows:
         return []
@@ -311,70 +311,59 @@ def not_run_blocks(bundle: Bundle) -> list[Block]:
     ]
 
 
-def summary_table(bundle: Bundle) -> Table:
+def summary_table(run: Run) -> Table:
     """One row per test, in the terminal summary's order: worst case first."""
-    views = bundle.test_views()
-    position = {id(v): i for i, v in enumerate(views)}
-    ordered = [bundle.tests[position[id(v)]] for v in order_tests(views)]
     rows = []
-    for t in ordered:
-        worst = max(t["metrics"], key=worst_value, default=None)
-        kind = {"pass": "pass", "ok": "", "fail": "fail", "error": "fail"}.get(t["status"], "muted")
+    for t in order_tests(run.tests):
+        worst = max(t.metrics, key=lambda m: m.worst, default=None)
+        kind = {"pass": "pass", "ok": "", "fail": "fail", "error": "fail"}.get(t.status, "muted")
         rows.append(
             [
-                Cell(t["id"]),
-                Cell(t["title"]),
-                Cell(t["status"], kind),
+                Cell(t.id),
+                Cell(t.title),
+                Cell(t.status, kind),
                 Cell(
-                    (us2(worst["max"]) + (" (partial)" if figures_partial(t) else ""))
+                    (us2(worst.max) + (" (partial)" if figures_partial(t) else ""))
                     if worst
                     else "—"
                 ),
-                Cell(us2(worst.get("p99_99") or worst.get("p99")) if worst else "—"),
-                Cell(us2(worst["mean"]) if worst else "—"),
-                Cell(worst["name"] if worst else (t.get("reason") or "")),
+                Cell(us2(worst.p99_99 or worst.p99) if worst else "—"),
+                Cell(us2(worst.mean) if worst else "—"),
+                Cell(worst.name if worst else (t.reason or "")),
             ]
         )
     return Table(["test", "what", "status", "worst max µs", "p99.99 (p99)", "mean", "figure"], rows)
 
 
-def run_blocks(
-    bundle: Bundle,
-    deadline_ns: float | None = None,
-    rate: float = 1e-6,
-    confidence: float = 0.95,
-    deadline: DeadlineClaim | None = None,
-) -> list[Block]:
-    s = bundle.system
+def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
+    s = run.system
     out: list[Block] = [
-        Heading(1, f"rtgauge: {s['host']['hostname']} — {s['host']['release']}"),
+        Heading(1, f"rtgauge: {s.host.hostname} — {s.host.release}"),
         Para(
-            f"Run of {bundle.created_at or s.get('started_at', '')}, target "
-            f"{bundle.target.get('kind', 'local')}, {len(bundle.tests)} tests, "
-            + ("complete." if bundle.complete else "INCOMPLETE."),
+            f"Run of {run.created_at or s.started_at or ''}, target "
+            f"{run.target.kind}, {len(run.tests)} tests, "
+            + ("complete." if run.complete else "INCOMPLETE."),
             "lead",
         ),
     ]
-    warnings = trust_warnings(bundle)
+    warnings = trust_warnings(run)
     if warnings:
         out.append(Notice("Why these figures may be less trustworthy", warnings))
     out += [
         Heading(2, "System and how it was measured", "system"),
-        system_table(s, bundle.imported),
+        system_table(s, run.imported),
     ]
-    out += [Heading(2, "Summary", "summary"), summary_table(bundle)]
-    if deadline is None and deadline_ns is not None:
-        deadline = claim(bundle, deadline_ns, rate, confidence)
+    out += [Heading(2, "Summary", "summary"), summary_table(run)]
     if deadline is not None:
         out += run_section(deadline)
-    out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(bundle)
-    out += not_run_blocks(bundle)
+    out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(run)
+    out += not_run_blocks(run)
     out.append(Heading(2, "Performance, worst case first", "performance"))
-    by_family: dict[str, list[Record]] = defaultdict(list)
-    for t in bundle.tests:
-        by_family[family(t["id"])].append(t)
+    by_family: dict[str, list[TestRecord]] = defaultdict(list)
+    for t in run.tests:
+        by_family[t.family].append(t)
     for fam, tests in by_family.items():
-        out.append(Heading(2, f"{fam} — {FAMILIES.get(fam, fam)}", fam))
+        out.append(Heading(2, f"{fam} — {run.family_title(fam) or fam}", fam))
         for t in tests:
             out += test_blocks(t)
     out += [
@@ -386,26 +375,20 @@ def run_blocks(
             "every test are in docs/methodology.md.",
             "note",
         ),
-        Pre(" ".join(bundle.command) or " ".join(s["probe"]["argv"])),
+        Pre(" ".join(run.bundle.command) or " ".join(s.probe.argv)),
     ]
     return out
-
-
-def report_title(bundle: Bundle) -> str:
-    return f"rtgauge: {bundle.host} {bundle.system['host']['release']}"
 
 
 def run_report(
     bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6, confidence: float = 0.95
 ) -> Report:
-    """The report of one run, ready for any exporter."""
-    found = claim(bundle, deadline_ns, rate, confidence) if deadline_ns is not None else None
+    """The report of one run, ready for any exporter: the bundle read once."""
+    run = Run.of(bundle)
+    found = claim(run, deadline_ns, rate, confidence) if deadline_ns is not None else None
     return Report(
-        report_title(bundle),
-        run_blocks(bundle, deadline=found),
-        [bundle],
-        deadline_ns,
-        rate,
-        confidence,
-        [{"deadline": found.to_json()}] if found else [],
+        f"rtgauge: {run.host} {run.system.host.release}",
+        run_blocks(run, found),
+        [run],
+        [found] if found else [],
     )

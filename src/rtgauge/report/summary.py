@@ -52,15 +52,18 @@ def _test_lines(t: TestRecord, per_test: int) -> list[str]:
     return lines
 
 
-def summary_text(bundle: Bundle, per_test: int = 4) -> str:
+FIGURES_PER_TEST = 4  # the rest are in the report
+
+
+def summary_text(bundle: Bundle) -> str:
     s = bundle.system_view()
     # Linux's preemption models; another OS (an RTOS) says its own in "rtos".
-    rtos = bundle.system.get("rtos") or {}
-    preempt = s.preempt_model or ("rtos" if rtos else "unknown")
+    rtos = s.rtos or {}
+    preempt = s.kernel.preempt_model or ("rtos" if rtos else "unknown")
     name = f"{term(str(rtos['name']))} " if rtos.get("name") else ""
     lines = [
-        f"{term(s.hostname)}  {name}{term(s.release)}  preempt={preempt}"
-        f"  clock={s.clock_source}  floor={s.floor_ns_mean:.0f} ns",
+        f"{term(s.host.hostname)}  {name}{term(s.host.release)}  preempt={preempt}"
+        f"  clock={s.clock.source}  floor={s.clock.floor_ns.mean:.0f} ns",
     ]
     lines += [f"  warning: {term(w)}" for w in s.warnings]
     if not bundle.complete:
@@ -70,11 +73,11 @@ def summary_text(bundle: Bundle, per_test: int = 4) -> str:
         f"{'mean µs':>10} {'count':>9}"
     )
     for t in order_tests(bundle.test_views()):
-        lines += _test_lines(t, per_test)
-    if bundle.end:
-        e = bundle.end
+        lines += _test_lines(t, FIGURES_PER_TEST)
+    e = bundle.end_view()
+    if e:
         lines.append(
-            f"\n{e['tests']} tests: {e['passed']} passed, {e['failed']} failed, {e['errors']} errors,"
-            f" {e['skipped']} skipped ({e['elapsed_ms'] / 1000:.1f} s)"
+            f"\n{e.tests} tests: {e.passed} passed, {e.failed} failed, {e.errors} errors,"
+            f" {e.skipped} skipped ({e.elapsed_ms / 1000:.1f} s)"
         )
     return "\n".join(lines)

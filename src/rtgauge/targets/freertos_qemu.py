@@ -53,9 +53,7 @@ class BoardRun:
     output_tail: list[str] = field(default_factory=list)
 
 
-def find_firmware(
-    root: Path | None, build_dir: str = "build-freertos", hooks: bool = False
-) -> Path:
+def find_firmware(root: Path | None, hooks: bool = False) -> Path:
     """$RTGAUGE_FIRMWARE, else the tree's firmware, built (incrementally) first."""
     env = os.environ.get("RTGAUGE_FIRMWARE_HOOKS" if hooks else "RTGAUGE_FIRMWARE")
     if env:
@@ -65,10 +63,10 @@ def find_firmware(
         return path
     if root is None:
         raise UsageError("no firmware: run from the source tree or set RTGAUGE_FIRMWARE")
-    return build_firmware(root, build_dir, hooks)
+    return build_firmware(root, hooks)
 
 
-def build_firmware(root: Path, build_dir: str, hooks: bool) -> Path:
+def build_firmware(root: Path, hooks: bool) -> Path:
     """Builds the firmware with the cross toolchain; a no-op when up to date."""
     for tool, package in (
         ("arm-none-eabi-gcc", "gcc-arm-none-eabi"),
@@ -76,7 +74,7 @@ def build_firmware(root: Path, build_dir: str, hooks: bool) -> Path:
     ):
         if not shutil.which(tool):
             raise UsageError(f"{tool} is missing: make deps-freertos (apt-get install {package})")
-    out = root / build_dir
+    out = root / "build-freertos"  # where make firmware builds it
     name = "rtgauge-fw-hooks.elf" if hooks else "rtgauge-fw.elf"
     toolchain = root / "cmake" / "toolchain-cortex-m3.cmake"
     steps = [["cmake", "--build", str(out), "--target", name]]

@@ -21,10 +21,10 @@ class LocalRun:
     stderr: list[str] = field(default_factory=list)
     proc: subprocess.Popen[bytes] | None = None
 
-    def interrupt(self, sig: int = signal.SIGTERM) -> None:
-        """Asks the probe to stop: it ends the current test, keeping its samples."""
+    def interrupt(self) -> None:
+        """Asks the probe to stop (SIGTERM): it ends the current test, keeping its samples."""
         if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(sig)
+            self.proc.send_signal(signal.SIGTERM)
 
 
 def run_local(probe: Path, args: list[str], result: LocalRun) -> Iterator[str]:

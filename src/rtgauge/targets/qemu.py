@@ -82,12 +82,13 @@ def _command(qemu: str, opts: QemuOptions, accel: str, initrd: Path, console: Pa
     ]  # fmt: skip
 
 
-def _tail(console: Path, n: int = 8) -> list[str]:
+def _tail(console: Path) -> list[str]:
+    """The console's last eight lines: what the guest said before it ended."""
     try:
         lines = console.read_text(errors="replace").splitlines()
     except OSError:
         return []
-    return [line.strip() for line in lines[-n:] if line.strip()]
+    return [line.strip() for line in lines[-8:] if line.strip()]
 
 
 def _boot(cmd: list[str], opts: QemuOptions, console: Path, result: GuestRun) -> Iterator[str]:

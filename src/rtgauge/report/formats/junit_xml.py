@@ -10,10 +10,11 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from rtgauge.analysis.requirements import deadline_verdicts
+from rtgauge.analysis.deadline_claim import DeadlineClaim
 from rtgauge.fmt import us
-from rtgauge.model import Bundle
 from rtgauge.report.document import Report
+from rtgauge.report.formats.exporter import TextExporter
+from rtgauge.run import Run
 
 # XML 1.0 cannot carry most control characters, even escaped.
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -39,47 +40,45 @@ def _child(case: ET.Element, tag: str, message: str, body: str = "") -> None:
         el.text = xml_text(body)
 
 
-def suite_of(
-    bundle: Bundle, deadline_ns: float | None, rate: float, confidence: float = 0.95
-) -> ET.Element:
-    s = bundle.system
+def suite_of(run: Run, claim: DeadlineClaim | None) -> ET.Element:
     suite = ET.Element(
         "testsuite",
-        name=xml_text(f"rtgauge {bundle.host} {s['host']['release']}"),
-        hostname=xml_text(bundle.host),
-        timestamp=xml_text(bundle.created_at or s.get("started_at", "")),
+        name=xml_text(f"rtgauge {run.host} {run.system.host.release}"),
+        hostname=xml_text(run.host),
+        timestamp=xml_text(run.created_at or run.system.started_at or ""),
     )
-    for t in bundle.tests:
-        seconds = float(t["duration_ms"]) / 1e3
-        cls = f"rtgauge.{t['id']}"
-        if t["status"] in ("skipped", "error", "interrupted"):
-            case = _case(suite, cls, t["id"], seconds)
-            tag = "skipped" if t["status"] == "skipped" else "error"
-            _child(case, tag, f"{t['status']}: {t['reason'] or 'no reason given'}")
+    for t in run.tests:
+        seconds = float(t.duration_ms) / 1e3
+        cls = f"rtgauge.{t.id}"
+        if t.status in ("skipped", "error", "interrupted"):
+            case = _case(suite, cls, t.id, seconds)
+            tag = "skipped" if t.status == "skipped" else "error"
+            _child(case, tag, f"{t.status}: {t.reason or 'no reason given'}")
             continue
-        if not t["verdicts"]:  # a performance test: it ran; its figures as output
-            case = _case(suite, cls, t["id"], seconds)
+        if not t.verdicts:  # a performance test: it ran; its figures as output
+            case = _case(suite, cls, t.id, seconds)
             figures = [
-                f"{m['name']}: max {us(m['max'])} µs, mean {us(m['mean'])} µs, {m['count']} samples"
-                for m in t["metrics"]
-                if m["count"]
+                f"{m.name}: max {us(m.max)} µs, mean {us(m.mean)} µs, {m.count} samples"
+                for m in t.metrics
+                if m.count
             ]
             if figures:
                 ET.SubElement(case, "system-out").text = xml_text("\n".join(figures))
-        for v in t["verdicts"]:
-            case = _case(suite, cls, v["name"], seconds / max(len(t["verdicts"]), 1))
-            if not v["pass"]:
-                evidence = json.dumps(v.get("evidence"), indent=1, ensure_ascii=False)
+        for v in t.verdicts:
+            case = _case(suite, cls, v.name, seconds / max(len(t.verdicts), 1))
+            if not v.passed:
+                evidence = json.dumps(v.evidence, indent=1, ensure_ascii=False)
                 _child(
                     case,
                     "failure",
-                    f"expected {v['expected']}; observed {v['observed']}",
-                    f"expected: {v['expected']}\nobserved: {v['observed']}\nevidence: {evidence}",
+                    f"expected {v.expected}; observed {v.observed}",
+                    f"expected: {v.expected}\nobserved: {v.observed}\nevidence: {evidence}",
                 )
-    if deadline_ns is not None:
-        for d in deadline_verdicts(bundle, deadline_ns, rate, confidence):
-            case = _case(suite, f"rtgauge.deadline.{d.test}", f"{d.metric} <= {us(deadline_ns)} µs")
-            said = f"deadline {us(deadline_ns)} µs, tolerated rate {rate:g}: {d.explanation()}"
+    if claim is not None:
+        deadline = us(claim.deadline_ns)
+        for d in claim.verdicts:
+            case = _case(suite, f"rtgauge.deadline.{d.test}", f"{d.metric} <= {deadline} µs")
+            said = f"deadline {deadline} µs, tolerated rate {claim.rate:g}: {d.explanation()}"
             if d.claim == "missed":
                 _child(case, "failure", said, said)
             elif d.claim == "not claimed":
@@ -91,16 +90,16 @@ def suite_of(
         counts["tests"] += 1
         for tag, key in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
             counts[key] += len(case.findall(tag))
-    for k, v in counts.items():
-        suite.set(k, str(v))
+    for k, n in counts.items():
+        suite.set(k, str(n))
     return suite
 
 
 def junit_xml(report: Report) -> str:
     root = ET.Element("testsuites", name="rtgauge")
     totals = {k: 0 for k in ("tests", "failures", "errors", "skipped")}
-    for b in report.bundles:
-        suite = suite_of(b, report.deadline_ns, report.miss_rate, report.confidence)
+    for i, run in enumerate(report.runs):
+        suite = suite_of(run, report.claim(i))
         root.append(suite)
         for k in totals:
             totals[k] += int(suite.get(k, "0"))
@@ -108,3 +107,12 @@ def junit_xml(report: Report) -> str:
         root.set(k, str(v))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+class JunitExporter(TextExporter):
+    """Behaviour and deadline verdicts as JUnit XML, for CI systems."""
+
+    name, suffix = "junit", ".junit.xml"
+
+    def render(self, report: Report) -> str:
+        return junit_xml(report)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO
 
 from rtgauge.errors import UsageError
-from rtgauge.report.document import Block, Details, Heading, Table
+from rtgauge.report.document import Block, Details, Heading, Report, Table
 
 
 def _slug(text: str) -> str:
@@ -78,3 +78,15 @@ def write_tables(blocks: list[Block], folder: Path) -> list[Path]:
         return written
     except OSError as exc:
         raise UsageError(f"cannot write tables to {folder}: {exc.strerror}") from exc
+
+
+class CsvExporter:
+    """Every table of the report, one CSV file (and its JSON twin) each, in a folder."""
+
+    name, suffix = "csv", ".tables"
+
+    def render(self, report: Report) -> str:
+        return tables_csv(report.blocks)
+
+    def write(self, report: Report, path: Path) -> list[Path]:
+        return write_tables(report.blocks, path)

@@ -1,8 +1,19 @@
-"""Markdown renderer: the same blocks; charts are left to the HTML report."""
+"""Markdown: the same blocks; charts are left to the HTML report."""
 
 from __future__ import annotations
 
-from rtgauge.report.document import Block, Chart, Details, Heading, Notice, Para, Pre, Table
+from rtgauge.report.document import (
+    Block,
+    Chart,
+    Details,
+    Heading,
+    Notice,
+    Para,
+    Pre,
+    Report,
+    Table,
+)
+from rtgauge.report.formats.exporter import TextExporter
 
 # Characters that would start markup (links, emphasis, code, raw HTML) when a
 # string from the target lands in Markdown. One pass, so escapes never double.
@@ -58,3 +69,10 @@ def render_markdown(title: str, blocks: list[Block]) -> str:
     for b in blocks:
         _block(b, out)
     return "\n".join(out) + "\n"
+
+
+class MarkdownExporter(TextExporter):
+    name, suffix = "md", ".md"
+
+    def render(self, report: Report) -> str:
+        return render_markdown(report.title, report.blocks)

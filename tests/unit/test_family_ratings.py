@@ -1,6 +1,7 @@
-"""Ratings of the families beyond the seeds: figure families rated on their
-own metrics, a behaviour-only family (SMP) rated by its verdicts, a failing
-admission verdict capping DLN."""
+"""Each family rated by its own criterion: condition variables, timed waits
+and deadline scheduling on their figures, a behaviour-only family (SMP) by
+its verdicts, a failing admission verdict capping DLN; a family not in the
+run is not listed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from rtgauge.analysis.ratings import criteria_lines, load_criteria, rate
 from rtgauge.model import bundle_from_records
+from rtgauge.run import Run
 
 
 def _test(
@@ -31,7 +33,7 @@ def _test(
     return rec
 
 
-def _bundle(sample: list[dict[str, Any]], smp_pass: bool, dln_pass: bool) -> Any:
+def _run(sample: list[dict[str, Any]], smp_pass: bool, dln_pass: bool) -> Run:
     template = next(r for r in sample[1:-1] if r["metrics"])
     extra = [
         _test(template, "CND-P-LAT", ["cond.signal.handover"], []),
@@ -40,11 +42,11 @@ def _bundle(sample: list[dict[str, Any]], smp_pass: bool, dln_pass: bool) -> Any
         _test(template, "DLN-B-ADM", [], [dln_pass]),
         _test(template, "DLN-P-LAT", ["deadline.activation.sched_deadline"], []),
     ]
-    return bundle_from_records([sample[0], *extra, sample[-1]], "x")
+    return Run.of(bundle_from_records([sample[0], *extra, sample[-1]], "x"))
 
 
 def test_new_families_are_rated(sample_records: list[dict[str, Any]]) -> None:
-    r = {x.family: x for x in rate(_bundle(sample_records, True, True), load_criteria())}
+    r = {x.family: x for x in rate(_run(sample_records, True, True), load_criteria())}
     assert r["CND"].stars == 4 and r["CND"].figure_ns == 30000  # ≤ 100 µs
     assert r["TMO"].stars == 5 and r["DLN"].stars == 5
     assert r["SMP"].stars == 5 and "every verdict holds" in r["SMP"].why
@@ -52,7 +54,7 @@ def test_new_families_are_rated(sample_records: list[dict[str, Any]]) -> None:
 
 
 def test_failing_verdicts_rate_and_cap(sample_records: list[dict[str, Any]]) -> None:
-    r = {x.family: x for x in rate(_bundle(sample_records, False, False), load_criteria())}
+    r = {x.family: x for x in rate(_run(sample_records, False, False), load_criteria())}
     assert r["SMP"].stars == 1 and "1 of 1 verdicts fail" in r["SMP"].why
     assert r["DLN"].stars == 2 and "capped" in r["DLN"].why
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from html import escape
 
-from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Pre, Table
+from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Pre, Report, Table
+from rtgauge.report.formats.exporter import TextExporter
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;
@@ -71,3 +72,10 @@ def render_html(title: str, blocks: list[Block]) -> str:
         f"<title>{escape(title)}</title><style>{STYLE}</style></head>"
         f"<body>\n{body}\n</body></html>\n"
     )
+
+
+class HtmlExporter(TextExporter):
+    name, suffix = "html", ".html"
+
+    def render(self, report: Report) -> str:
+        return render_html(report.title, report.blocks)

@@ -11,36 +11,42 @@ the overflows, as in cyclictest.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from rtgauge.errors import UsageError
-from rtgauge.model import Bundle
+from rtgauge.model import Metric
 from rtgauge.report.document import Report
+from rtgauge.report.formats.exporter import TextExporter
+from rtgauge.run import Run
 
 US = 1000
 MAX_LINES = 10_000  # 10 ms of 1 µs lines; beyond, overflows
 _LATENCY = re.compile(r"^timer\.wakeup\.([a-z0-9_]+)\.(cpu|thread)(\d+)$")
 
 
-def latency_columns(bundle: Bundle) -> tuple[str, list[dict[str, Any]]]:
+def latency_columns(run: Run) -> list[Metric]:
     """The first latency test's per-CPU (or per-thread) metrics, in CPU order."""
-    for t in bundle.tests:
-        groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-        for m in t["metrics"]:
-            found = _LATENCY.match(m["name"])
-            if found and m["count"]:
+    for t in run.tests:
+        groups: dict[str, list[tuple[int, Metric]]] = {}
+        for m in t.metrics:
+            found = _LATENCY.match(m.name)
+            if found and m.count:
                 groups.setdefault(found.group(1), []).append((int(found.group(3)), m))
         if groups:
-            variant, cols = next(iter(groups.items()))
-            return f"{t['id']} {variant}", [m for _, m in sorted(cols, key=lambda c: c[0])]
+            cols = next(iter(groups.values()))
+            return [m for _, m in sorted(cols, key=lambda c: c[0])]
     raise UsageError("no wake-up latency histogram in this run (TMR-P-LAT) to export")
 
 
-def to_us_buckets(metric: dict[str, Any], lines: int) -> tuple[list[int], int]:
+def _ns(v: float | None) -> float:
+    assert v is not None  # a figure with samples has its statistics
+    return v
+
+
+def to_us_buckets(metric: Metric, lines: int) -> tuple[list[int], int]:
     counts = [0] * lines
-    over = int(metric["hist"]["overflow"])
-    top = int(metric["max"]) // US
-    for _, hi, n in metric["hist"]["buckets"]:
+    over = metric.hist.overflow
+    top = int(_ns(metric.max)) // US
+    for _, hi, n in metric.hist.buckets:
         k = min((hi - 1) // US, top)  # no sample lies above the maximum
         if k < lines:
             counts[k] += n
@@ -49,23 +55,28 @@ def to_us_buckets(metric: dict[str, Any], lines: int) -> tuple[list[int], int]:
     return counts, over
 
 
-def cyclictest_hist(bundle: Bundle) -> str:
-    _, cols = latency_columns(bundle)
-    top = max(int(m["max"]) // US for m in cols)
+def cyclictest_hist(run: Run) -> str:
+    cols = latency_columns(run)
+    top = max(int(_ns(m.max)) // US for m in cols)
     lines = min(top + 1, MAX_LINES)
     per = [to_us_buckets(m, lines) for m in cols]
     out = ["# Histogram"]
     for i in range(lines):
         out.append(f"{i:06d} " + "\t".join(f"{c[i]:06d}" for c, _ in per))
     out.append("# Total: " + " ".join(f"{sum(c):09d}" for c, _ in per))
-    out.append("# Min Latencies: " + " ".join(f"{int(m['min']) // US:05d}" for m in cols))
-    out.append("# Avg Latencies: " + " ".join(f"{round(m['mean'] / US):05d}" for m in cols))
-    out.append("# Max Latencies: " + " ".join(f"{int(m['max']) // US:05d}" for m in cols))
+    out.append("# Min Latencies: " + " ".join(f"{int(_ns(m.min)) // US:05d}" for m in cols))
+    out.append("# Avg Latencies: " + " ".join(f"{round(_ns(m.mean) / US):05d}" for m in cols))
+    out.append("# Max Latencies: " + " ".join(f"{int(_ns(m.max)) // US:05d}" for m in cols))
     out.append("# Histogram Overflows: " + " ".join(f"{o:05d}" for _, o in per))
     return "\n".join(out) + "\n"
 
 
-def cyclictest_hist_text(report: Report) -> str:
-    if not report.bundles:
-        raise UsageError("cyclictest-hist needs a run")
-    return cyclictest_hist(report.bundles[0])
+class CyclictestHistExporter(TextExporter):
+    """Latency histograms in cyclictest's -h layout (OSADL's plots read it)."""
+
+    name, suffix = "cyclictest-hist", ".hist.txt"
+
+    def render(self, report: Report) -> str:
+        if not report.runs:
+            raise UsageError("cyclictest-hist needs a run")
+        return cyclictest_hist(report.runs[0])

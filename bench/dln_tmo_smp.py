@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The families beyond the seeds next to their peers: DLN-P-LAT beside
-cyclicdeadline, TMO-P-ACC's semaphore timeout beside cyclictest, and
-SMP-B-MIG's verdict beside rt-migrate-test's (global and all pinned to one
-CPU). bench.py includes these sections; run alone, this rewrites only its
-own part of bench/RESULTS.md (between the markers).
-Usage: bench/beyond.py [--seconds S] [--repeats R]
+"""Deadline scheduling, timed waits and multiprocessor scheduling next to
+their peers: DLN-P-LAT beside cyclicdeadline, TMO-P-ACC's semaphore timeout
+beside cyclictest, and SMP-B-MIG's verdict beside rt-migrate-test's (global
+and all pinned to one CPU). bench.py includes these sections; run alone,
+this rewrites only its own part of bench/RESULTS.md (between the markers).
+Usage: bench/dln_tmo_smp.py [--seconds S] [--repeats R]
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench import PROBE, ROOT, Pair, bench_pair, cyclictest_out, probe_ids, sh
+from pairing import PROBE, ROOT, Pair, bench_pair, cyclictest_out, probe_ids, sh
 
-BEGIN = "<!-- beyond the seeds: bench/beyond.py -->"
-END = "<!-- end of beyond the seeds -->"
+BEGIN = "<!-- deadline scheduling, timed waits, multiprocessor scheduling: bench/dln_tmo_smp.py -->"
+END = "<!-- end of deadline scheduling, timed waits, multiprocessor scheduling -->"
 
 
 PAIRS = [
@@ -97,7 +97,7 @@ def migrate_agreement(secs: int) -> list[str]:
 
 
 def sections(secs: int, repeats: int, have: set[str]) -> list[str]:
-    lines = [BEGIN, "", "## Beyond the seeds\n"]
+    lines = [BEGIN, "", "## Deadline scheduling, timed waits, multiprocessor scheduling\n"]
     for pair in PAIRS:
         if pair.test not in have:
             lines += [f"### {pair.name}\n", f"not landed: the probe has no {pair.test} yet\n"]

@@ -1,0 +1,65 @@
+"""A stored run as the host reads it: the typed views of its records and what
+its figures may be used for, worked out once per bundle.
+
+Every analysis and every report takes a Run, so a report that rates, judges a
+deadline, warns and compares reads each record once and decides the
+conditions once (rtgauge.conditions), however many sections use them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rtgauge.conditions import RunConditions, run_conditions
+from rtgauge.model import Bundle, End, ImportInfo, System, TargetInfo, TestRecord
+
+
+@dataclass(frozen=True)
+class Run:
+    bundle: Bundle  # the records as stored, for the formats that carry them
+    system: System
+    tests: list[TestRecord]
+    end: End | None
+    target: TargetInfo
+    imported: ImportInfo | None
+    conditions: RunConditions
+
+    @classmethod
+    def of(cls, bundle: Bundle) -> Run:
+        system, tests = bundle.system_view(), bundle.test_views()
+        target, imported = bundle.target_view(), bundle.import_view()
+        return cls(
+            bundle,
+            system,
+            tests,
+            bundle.end_view(),
+            target,
+            imported,
+            run_conditions(system, tests, target, imported),
+        )
+
+    @property
+    def complete(self) -> bool:
+        return self.bundle.complete
+
+    @property
+    def host(self) -> str:
+        return self.system.host.hostname
+
+    @property
+    def created_at(self) -> str:
+        return self.bundle.created_at
+
+    @property
+    def label(self) -> str | None:
+        """The run's --label (a kernel build, a board), when it has one."""
+        return self.bundle.run_label
+
+    def test(self, test_id: str) -> TestRecord | None:
+        return next((t for t in self.tests if t.id == test_id), None)
+
+    def family_title(self, fam: str) -> str | None:
+        """A family's title, as its tests' records give it."""
+        return next(
+            (t.family_title for t in self.tests if t.family == fam and t.family_title), None
+        )

@@ -9,7 +9,10 @@ The map is every file under core/ and docs/ and the top-level guides
   or with ../, and ends in a file name or a slash (`thr/thr_verdicts.h`,
   `osal/posix/`, `../posix/janitor.h`): it must be the tail of an existing
   path, or (with ../) exist from the folder of the file that names it;
-- a bare Markdown file name (`porting.md`): some file of the tree has it.
+- a bare file name of a kind the tree is written in (`porting.md`,
+  `ratings.py`, `run_all.sh`, `rtg_port.cmake`, `catalogue.def`): some file
+  of the tree has it. (Bare C names are not checked: the FreeRTOS kernel's
+  `tasks.c` and `queue.h` are named too, and are not ours.)
 A glob (`*`, `**`) or a placeholder (`<name>`) stands for what it matches,
 which must be at least one path; a brace form (`{a,b}`) stands for each of
 its words, each of which must exist. System paths (/proc, /dev), URLs,
@@ -33,6 +36,7 @@ GUIDES = ("README.md", "CONTRIBUTING.md")
 MAP_FOLDERS = ("core", "docs")
 SKIPPED_DIRS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "target"}
 FILE_END = re.compile(r"\.[A-Za-z][A-Za-z0-9]*$")
+BARE_KINDS = (".md", ".py", ".sh", ".cmake", ".def")
 
 # Paths named on purpose though they do not exist: (file, path) -> why.
 HYPOTHETICAL = {
@@ -141,7 +145,7 @@ def references(text: str, tree: Tree) -> Iterator[str]:
         if not token or token.startswith("/") or "//" in token:
             continue
         if "/" not in token:
-            if token.endswith(".md") and not token.startswith("."):
+            if token.endswith(BARE_KINDS) and not token.startswith("."):
                 yield token
             continue
         first = token.split("/", 1)[0]
@@ -159,7 +163,7 @@ def exists(ref: str, cited_in: str, tree: Tree) -> bool:
 
 
 def _one_exists(ref: str, cited_in: str, tree: Tree) -> bool:
-    if "/" not in ref:  # a bare Markdown name
+    if "/" not in ref:  # a bare file name
         regex = re.compile("^" + _glob_regex(ref) + "$")
         return any(regex.match(name) for name in tree.file_names)
     first = ref.split("/", 1)[0]
@@ -254,7 +258,7 @@ def small_tree(tmp_path: Path) -> Path:
 
 GOOD = """\
 The loads are in core/osal/linux/load.c (`core/osal/linux/load*.c`), rated by
-src/rtgauge/analysis/ratings.py; see docs/porting.md, porting.md and README.md.
+src/rtgauge/analysis/ratings.py (ratings.py); see docs/porting.md, porting.md and README.md.
 A family's verdicts: `thr/thr_verdicts.h`; the port: core/osal/<name>/,
 core/catalogue/<family>/<id lower-cased, '-' -> '_'>.c, `tests/golden/*.md`,
 core/include/rtg/{mut}_x.h, `osal/linux/`. Not ours: /proc/self/stat,
@@ -278,6 +282,7 @@ def test_a_text_of_good_paths_passes(small_tree: Path) -> None:
         ("id follows `CATALOGUE.md`: family", "CATALOGUE.md"),
         ("`rtg/thr_verdicts.h`", "rtg/thr_verdicts.h"),
         ("src/rtgauge/report/beyond.py", "src/rtgauge/report/beyond.py"),
+        ("in bench, `beyond.py` pairs", "beyond.py"),
         ("`tests/golden/*.json`", "tests/golden/*.json"),
         ("in `core/osal/<name>/port.cmake`", "core/osal/<name>/port.cmake"),
         ("the script `.ci/run`", ".ci/run"),

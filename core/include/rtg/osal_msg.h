@@ -91,7 +91,7 @@ int rtg_peer_kill(struct rtg_peer *p);
  * rtg_msg_send, rtg_msg_send_try, rtg_msg_recv, rtg_msg_recv_try and
  * rtg_msg_recv_until (rtg/osal_timed.h) are written once over these
  * (core/src/msg_calls.c); rtg_msg_mech_name once for every port
- * (core/src/osal_names.c). Tests use the calls above. */
+ * (core/osal/names.c). Tests use the calls above. */
 enum rtg_msg_wait {
     RTG_MSG_NO_WAIT, /* at once: EAGAIN when full (send) or empty (receive) */
     RTG_MSG_WAIT,    /* up to the channel's wait bound (rtg_msg_set_wait_ns) */

@@ -17,7 +17,7 @@
 #define SCHED_DEADLINE 6
 #endif
 
-/* The kernel's struct sched_attr (include/uapi/linux/sched/types.h), under
+/* The kernel's struct sched_attr (its uapi <linux/sched/types.h>), under
  * our own name: newer C libraries declare theirs. */
 struct rtg_sched_attr {
     uint32_t size;

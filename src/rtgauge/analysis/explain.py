@@ -259,14 +259,17 @@ def explain(w: TraceWindow) -> Explanation:
     if switch_at is None and wake_at is not None:  # switches out of idle may go untraced
         switch_at = next((e.t for e in evs if e.t > wake_at and e.cur == w.tid), None)
 
-    # replay up to the release, then cut [max(release, start), end) at every event
+    # replay up to the picture's start (a tenth of the sample before the
+    # release), then cut at every event until the end; parts begin at the
+    # release, or where the window begins when it begins later
+    known_from = max(0, w.start)
+    pic_start = max(w.start, -max(end // 10, 1))
     stack = _initial_stack(evs)
     cur: int | None = None
-    known_from = max(0, w.start)
     pieces: list[tuple[int, int, list[_Frame], int | None]] = []
-    t_prev = known_from
+    t_prev = pic_start
     i = 0
-    while i < len(evs) and evs[i].t <= known_from:
+    while i < len(evs) and evs[i].t <= pic_start:
         cur = _apply(evs[i], stack, cur, w.tid)
         i += 1
     for e in evs[i:]:
@@ -274,10 +277,10 @@ def explain(w: TraceWindow) -> Explanation:
             break
         if e.cur >= 0 and cur is None:
             cur = e.cur  # the task current before this event is the one it names
-        pieces.append((t_prev, e.t, [*stack], cur))
+        pieces.extend(_split_at(t_prev, e.t, [*stack], cur, 0))
         cur = _apply(e, stack, cur, w.tid)
         t_prev = e.t
-    pieces.append((t_prev, end, [*stack], cur))
+    pieces.extend(_split_at(t_prev, end, [*stack], cur, 0))
 
     # the handlers that hold the wake-up: every frame open just before it
     wake_keys: set[tuple[str, str, int]] = set()
@@ -308,6 +311,9 @@ def explain(w: TraceWindow) -> Explanation:
     for a, b, frames, who in pieces:
         if b <= a:
             continue
+        if b <= 0:  # before the release: the picture only
+            segs.append(_context_segment(w, a, b, frames, who, tasks))
+            continue
         ctx = _Context(w, wake_at, switch_at, react_at, waker, wake_keys, tasks, my_prio)
         for part, (pa, pb) in _classify(ctx, a, b, frames, who):
             raw.append(part)
@@ -330,6 +336,37 @@ def explain(w: TraceWindow) -> Explanation:
         switch_at=switch_at,
         lost_events=w.lost_events,
     )
+
+
+def _split_at(
+    a: int, b: int, frames: list[_Frame], who: int | None, at: int
+) -> list[tuple[int, int, list[_Frame], int | None]]:
+    if a < at < b:
+        return [(a, at, frames, who), (at, b, frames, who)]
+    return [(a, b, frames, who)]
+
+
+def _context_segment(
+    w: TraceWindow,
+    a: int,
+    b: int,
+    frames: list[_Frame],
+    who: int | None,
+    tasks: dict[int, _Task],
+) -> Segment:
+    """What the CPU was doing before the release, for the picture."""
+    if frames:
+        f = frames[-1]
+        return Segment(w.cpu, a, b, HANDLER_KINDS.get(f.kind, TASK), f.name)
+    if who == 0:
+        return Segment(w.cpu, a, b, IDLE, "idle")
+    if who is None:
+        return Segment(w.cpu, a, b, UNACCOUNTED, "unknown")
+    if who == w.tid:
+        return Segment(w.cpu, a, b, RETURN, "the thread itself")
+    t = tasks.get(who, _Task(who))
+    prio = t.prio if t.prio is not None else 0
+    return Segment(w.cpu, a, b, TASK, _task_label(who, t.comm, prio, w.policies, w.prio_scale))
 
 
 def _apply(e: TraceEvent, stack: list[_Frame], cur: int | None, tid: int) -> int | None:

@@ -1,6 +1,7 @@
 /* tracefs and the recorder's instances (trace_fs.h). */
 #define _GNU_SOURCE
 #include "trace_fs.h"
+#include "process_state.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -64,10 +65,23 @@ void rtg_tracefs_close(struct rtg_tracefs *fs)
     fs->mounted_here = false;
 }
 
+/* dir/file into p; ENAMETOOLONG when it does not fit. */
+static int join(char *p, size_t n, const char *dir, const char *file)
+{
+    size_t a = strlen(dir), b = strlen(file);
+    if (a + 1 + b + 1 > n)
+        return ENAMETOOLONG;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, file, b + 1);
+    return 0;
+}
+
 int rtg_tracefs_write(const char *dir, const char *file, const char *s)
 {
-    char p[RTG_TRACEFS_PATH * 2];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
+    char p[RTG_TRACEFS_PATH * 4];
+    if (join(p, sizeof p, dir, file))
+        return ENAMETOOLONG;
     int fd = open(p, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
@@ -80,8 +94,9 @@ int rtg_tracefs_write(const char *dir, const char *file, const char *s)
 
 long rtg_tracefs_read(const char *dir, const char *file, char *buf, size_t n)
 {
-    char p[RTG_TRACEFS_PATH * 2];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
+    char p[RTG_TRACEFS_PATH * 4];
+    if (join(p, sizeof p, dir, file))
+        return -1;
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -142,7 +157,7 @@ void rtg_tracefs_janitor(const struct rtg_tracefs *fs)
         long pid = strtol(e->d_name + plen, &end, 10);
         if (end == e->d_name + plen || *end != '-' || pid <= 0)
             continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        if (!rtg_linux_pid_gone(pid))
             continue; /* its probe is alive (or not ours to judge) */
         char p[RTG_TRACEFS_PATH + 16 + sizeof e->d_name + 2];
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);

@@ -39,8 +39,6 @@ enum rtg_tev_kind {
     RTG_TEV_IPI_EXIT,
     RTG_TEV_KINDS
 };
-/* The kind's name in the record ("irq_entry" …). */
-const char *rtg_tev_kind_name(enum rtg_tev_kind k);
 
 #define RTG_TEV_NAME_MAX 32
 #define RTG_TEV_COMM_MAX 16
@@ -102,6 +100,10 @@ struct rtg_trace_config {
 struct rtg_trace_result {
     char source[48]; /* "tracefs instance", "FreeRTOS trace hooks" */
     char clock[32];  /* the trace clock */
+    /* How the OS numbers priorities in the events: "linux" (0-99
+     * real-time, lower first; 100-139 normal; -1 deadline) or "rtos"
+     * (a higher number is a higher priority). */
+    char prio_scale[8];
     size_t n_windows;
     struct rtg_trace_window windows[RTG_TRACE_KEEP_MAX]; /* worst first */
     uint64_t offered;    /* samples above the floor offered */

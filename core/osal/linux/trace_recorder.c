@@ -625,6 +625,7 @@ int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, c
             goto fail;
     snprintf(t->res.source, sizeof t->res.source, "tracefs instance");
     snprintf(t->res.clock, sizeof t->res.clock, "mono (CLOCK_MONOTONIC)");
+    snprintf(t->res.prio_scale, sizeof t->res.prio_scale, "linux");
     t->user_hz = sysconf(_SC_CLK_TCK);
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);

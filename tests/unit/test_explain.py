@@ -11,10 +11,10 @@ from rtgauge.analysis.explain import (
     TASK,
     UNACCOUNTED,
     WAKE_IRQ,
-    TraceEvent,
     TraceWindow,
     explain,
 )
+from rtgauge.model import TraceEvent
 
 TID = 500  # the measured thread: SCHED_FIFO 95, kernel prio 4
 ME = dict(pid=TID, prio=4, name="rtgauge-probe")
@@ -135,8 +135,8 @@ def test_idle_cpu_on_a_vm_without_events_is_the_hypervisor() -> None:
     assert parts["the CPU was idle"].kind == IDLE and parts["the CPU was idle"].ns == 2_000
     gap = parts["no kernel event at all (the CPU was idle)"]
     assert gap.kind == NO_EVENT and gap.ns == 1_538_000
-    assert x.culprit.startswith("97 % no kernel event at all: the hypervisor (KVM")
-    assert "steal time +10 ms" in x.culprit
+    assert x.culprit.startswith("97 % no kernel event at all: the hypervisor (KVM guest")
+    assert "steal time +10 ms within the 100 ms around it" in x.culprit
     # untraced switch out of idle: the time after the interrupt is the scheduler's
     assert any(p.kind == SWITCH and "from idle" in p.label for p in x.parts)
     assert sum(p.ns for p in x.parts) == 1_580_000
@@ -182,3 +182,32 @@ def test_rtos_priorities_count_upwards() -> None:
     ]
     x = explain(window(evs, 9_100, prio_scale="rtos"))
     assert x.culprit_kind == TASK and "hi (priority 5)" in x.culprit
+
+
+def test_a_softirq_running_at_the_release_delays_the_wake_up_it_does_not_serve_it() -> None:
+    evs = [
+        sw(-100_000, PROBE, (888, 120, "sender")),
+        ev(-5_000, "softirq_entry", 888, num=3, name="NET_RX"),
+        *timer_wakeup(1_000, 888),  # nested in the softirq
+        ev(60_000, "softirq_exit", 888, num=3, name="NET_RX"),
+        sw(61_000, (888, 120, "sender"), PROBE, state=0),
+    ]
+    x = explain(window(evs, 62_000))
+    kinds = {p.label: p.kind for p in x.parts}
+    assert kinds["softirq NET_RX"] == SOFTIRQ
+    assert kinds["local_timer interrupt (the wake-up)"] == WAKE_IRQ
+    assert x.culprit.endswith("softirq NET_RX")
+
+
+def test_a_softirq_begun_after_the_release_and_interrupted_is_not_the_wake_up() -> None:
+    evs = [
+        sw(-100_000, PROBE, (888, 120, "sender")),
+        ev(200, "softirq_entry", 888, num=3, name="NET_RX"),
+        *timer_wakeup(38_000, 888),
+        ev(59_000, "softirq_exit", 888, num=3, name="NET_RX"),
+        sw(62_000, (888, 120, "sender"), PROBE, state=0),
+    ]
+    x = explain(window(evs, 63_000))
+    kinds = {p.label: p.kind for p in x.parts}
+    assert kinds["softirq NET_RX"] == SOFTIRQ
+    assert x.culprit.endswith("softirq NET_RX")

@@ -22,6 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rtgauge.model import TestRecord, TraceEvent, TraceWindowRecord
+from rtgauge.run import Run
+
 # Part kinds, in the record's and the report's words.
 IDLE = "idle"  # the CPU was idle: the exit from its idle state
 NO_EVENT = "no-event"  # no kernel event at all (interrupts off, firmware, hypervisor)
@@ -37,24 +40,6 @@ RETURN = "return"  # the thread itself, from the switch to its time stamp
 UNACCOUNTED = "unaccounted"
 
 HANDLER_KINDS = {"irq": IRQ, "vec": VECTOR, "softirq": SOFTIRQ, "timer": TIMER, "ipi": VECTOR}
-
-
-@dataclass(frozen=True)
-class TraceEvent:
-    """One event of a window: t in ns from the sample's release."""
-
-    t: int
-    cpu: int
-    kind: str
-    cur: int = -1
-    num: int = -1
-    pid: int = 0
-    prio: int = 0
-    name: str = ""
-    pid2: int = 0
-    prio2: int = 0
-    name2: str = ""
-    state: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,6 +102,36 @@ class Explanation:
     @property
     def accounted_ns(self) -> int:
         return sum(p.ns for p in self.parts if p.kind != UNACCOUNTED)
+
+
+def trace_window(run: Run, test: TestRecord, w: TraceWindowRecord) -> TraceWindow:
+    """A kept window with what the run's system record adds to it: the
+    hypervisor, the idle states' exit latencies, how priorities count."""
+    v = run.system.virtualization
+    vm = (v.vendor or "a hypervisor") if v.hypervisor else None
+    scale = test.explain.prio_scale if test.explain else "linux"
+    return TraceWindow(
+        metric=w.metric,
+        sample_ns=w.sample_ns,
+        cpu=w.cpu,
+        tid=w.tid,
+        start=w.start,
+        complete=w.complete,
+        lost_events=w.lost_events,
+        events=w.events,
+        policies=dict(w.policies),
+        steal_ns=w.steal_ns,
+        steal_over_ns=w.steal_over_ns,
+        prio_scale=scale,
+        virtual_machine=vm,
+    )
+
+
+def explanations(run: Run, test: TestRecord) -> list[Explanation]:
+    """Every kept window of the test taken apart, worst first."""
+    if test.explain is None:
+        return []
+    return [explain(trace_window(run, test, w)) for w in test.explain.windows]
 
 
 # ---- tasks and priorities ----
@@ -290,7 +305,7 @@ def explain(w: TraceWindow) -> Explanation:
             if e.t >= wake_at:
                 break
             _apply(e, st, None, w.tid)
-        wake_keys = {(f.kind, f.name, f.entered) for f in st}
+        wake_keys = {(f.kind, f.name, f.entered) for f in _wake_path(st)}
     # the CPU's first reaction to the release: a handler entered, or the wake-up
     react_at = next(
         (
@@ -336,6 +351,18 @@ def explain(w: TraceWindow) -> Explanation:
         switch_at=switch_at,
         lost_events=w.lost_events,
     )
+
+
+def _wake_path(stack: list[_Frame]) -> list[_Frame]:
+    """The handlers that served the release, of those open at the wake-up:
+    from the outermost hardware interrupt entered after the release inwards
+    (a softirq it interrupted, already running or begun meanwhile, delayed
+    the wake-up instead); with no hardware interrupt, the softirq or timer
+    frames begun after the release (a wake-up from a softirq)."""
+    hw = [i for i, f in enumerate(stack) if f.kind in ("irq", "vec", "ipi") and f.entered >= 0]
+    if hw:
+        return stack[hw[0] :]
+    return [f for f in stack if f.entered >= 0]
 
 
 def _split_at(
@@ -512,12 +539,15 @@ def _idle_split(w: TraceWindow, a: int, b: int) -> list[Piece]:
 
 
 def _no_event_blame(w: TraceWindow) -> str:
-    if w.virtual_machine:
-        steal = ""
-        if w.steal_ns is not None and w.steal_over_ns:
-            steal = f"; steal time +{w.steal_ns / 1e6:.0f} ms in the {w.steal_over_ns / 1e6:.0f} ms around it"
-        return f"no kernel event at all: the hypervisor ({w.virtual_machine}{steal})"
-    return "no kernel event at all: interrupts off, firmware (SMI) or the hardware"
+    if not w.virtual_machine:
+        return "no kernel event at all: interrupts off, firmware (SMI) or the hardware"
+    steal = ""
+    if w.steal_ns and w.steal_over_ns:
+        steal = f"; steal time +{w.steal_ns / 1e6:.0f} ms within the {w.steal_over_ns / 1e6:.0f} ms"
+        steal += " around it"
+    elif w.steal_ns is not None:
+        steal = "; no steal time reported"
+    return f"no kernel event at all: the hypervisor ({w.virtual_machine} guest{steal})"
 
 
 def _merge(raw: list[Part], end: int) -> list[Part]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rtgauge.analysis.explain import (
     IDLE,
     NO_EVENT,
+    NONPREEMPT,
     SOFTIRQ,
     SWITCH,
     TASK,
@@ -211,3 +212,17 @@ def test_a_softirq_begun_after_the_release_and_interrupted_is_not_the_wake_up() 
     kinds = {p.label: p.kind for p in x.parts}
     assert kinds["softirq NET_RX"] == SOFTIRQ
     assert x.culprit.endswith("softirq NET_RX")
+
+
+def test_a_lower_priority_task_an_interrupt_returned_to_is_non_preemptible_kernel_code() -> None:
+    evs = [
+        sw(-100_000, PROBE, (2686, 120, "pip")),
+        *timer_wakeup(13_000, 2686),
+        ev(306_000, "vec_entry", 2686, name="local_timer", num=236),
+        ev(316_000, "vec_exit", 2686, name="local_timer", num=236),  # back to pip: held
+        sw(542_000, (2686, 120, "pip"), PROBE, state=256),
+    ]
+    x = explain(window(evs, 545_000, preempt_model="none"))
+    assert x.culprit_kind == NONPREEMPT
+    assert "the kernel did not preempt pip/2686 SCHED_OTHER (preemption model none)" in x.culprit
+    assert sum(p.ns for p in x.parts) == 545_000

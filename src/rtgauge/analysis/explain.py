@@ -36,6 +36,7 @@ TIMER = "timer"  # another timer callback
 TASK = "task"  # a task that could legally run instead
 WAKER = "waker"  # the task whose action woke the thread (part of the mechanism)
 SWITCH = "switch"  # the kernel's path from the wake-up to the switch
+NONPREEMPT = "non-preemptible"  # a lower-priority task's kernel code the kernel did not preempt
 RETURN = "return"  # the thread itself, from the switch to its time stamp
 UNACCOUNTED = "unaccounted"
 
@@ -63,6 +64,7 @@ class TraceWindow:
     # idle states' exit latencies where the system record gives them (ns)
     idle_exit_ns: dict[int, int] = field(default_factory=dict)
     virtual_machine: str | None = None  # the hypervisor, when the run found one
+    preempt_model: str | None = None  # the kernel's preemption model, when known
 
 
 @dataclass(frozen=True)
@@ -104,11 +106,30 @@ class Explanation:
         return sum(p.ns for p in self.parts if p.kind != UNACCOUNTED)
 
 
+# CPUID hypervisor signatures as people call them
+_HYPERVISORS = {
+    "KVMKVMKVM": "KVM",
+    "Microsoft Hv": "Hyper-V",
+    "VMwareVMware": "VMware",
+    "XenVMMXenVMM": "Xen",
+    "TCGTCGTCGTCG": "QEMU TCG",
+    "ACRNACRNACRN": "ACRN",
+    "bhyve bhyve": "bhyve",
+    " lrpepyh  vr": "Parallels",
+}
+
+
+def hypervisor_name(vendor: str | None) -> str:
+    if not vendor:
+        return "a hypervisor"
+    return _HYPERVISORS.get(vendor.strip("\0 "), _HYPERVISORS.get(vendor, vendor))
+
+
 def trace_window(run: Run, test: TestRecord, w: TraceWindowRecord) -> TraceWindow:
     """A kept window with what the run's system record adds to it: the
     hypervisor, the idle states' exit latencies, how priorities count."""
     v = run.system.virtualization
-    vm = (v.vendor or "a hypervisor") if v.hypervisor else None
+    vm = hypervisor_name(v.vendor) if v.hypervisor else None
     scale = test.explain.prio_scale if test.explain else "linux"
     return TraceWindow(
         metric=w.metric,
@@ -124,6 +145,7 @@ def trace_window(run: Run, test: TestRecord, w: TraceWindowRecord) -> TraceWindo
         steal_over_ns=w.steal_over_ns,
         prio_scale=scale,
         virtual_machine=vm,
+        preempt_model=run.system.kernel.preempt_model,
     )
 
 
@@ -317,6 +339,26 @@ def explain(w: TraceWindow) -> Explanation:
         None,
     )
 
+    # lower-priority tasks an interrupt returned to after the wake-up, with
+    # the thread waiting: proof they were in kernel code the kernel would not
+    # preempt (a return to user space would have switched at once)
+    held: set[int] = set()
+    if wake_at is not None:
+        st = _initial_stack(evs)
+        now_cur: int | None = None
+        arrived_on: int | None = None  # an interrupt that came after the wake-up, on whom
+        for e in evs:
+            if switch_at is not None and e.t >= switch_at:
+                break
+            top_level = not st
+            now_cur = _apply(e, st, now_cur, w.tid)
+            if e.t > wake_at and e.kind in _ENTRY and top_level and e.cur not in (-1, 0, w.tid):
+                arrived_on = e.cur
+            elif e.kind in _EXIT and not st and arrived_on is not None:
+                if e.cur == arrived_on:
+                    held.add(e.cur)
+                arrived_on = None
+
     segs: list[Segment] = []
     raw: list[Part] = []
     if known_from > 0:
@@ -329,7 +371,7 @@ def explain(w: TraceWindow) -> Explanation:
         if b <= 0:  # before the release: the picture only
             segs.append(_context_segment(w, a, b, frames, who, tasks))
             continue
-        ctx = _Context(w, wake_at, switch_at, react_at, waker, wake_keys, tasks, my_prio)
+        ctx = _Context(w, wake_at, switch_at, react_at, waker, wake_keys, tasks, my_prio, held)
         for part, (pa, pb) in _classify(ctx, a, b, frames, who):
             raw.append(part)
             segs.append(Segment(w.cpu, pa, pb, part.kind, part.label))
@@ -418,6 +460,7 @@ class _Context:
     wake_keys: set[tuple[str, str, int]]
     tasks: dict[int, _Task]
     my_prio: int | None
+    held: set[int]  # lower-priority tasks proven to hold the CPU in kernel code
 
 
 Piece = tuple[Part, tuple[int, int]]
@@ -472,15 +515,25 @@ def _classify(c: _Context, a: int, b: int, frames: list[_Frame], who: int | None
             "ran instead: higher or equal priority, may legally delay the thread",
             f"blocked by {label}",
         )
+    elif who in c.held:
+        model = f"preemption model {w.preempt_model}" if w.preempt_model else "this kernel"
+        part = Part(
+            NONPREEMPT,
+            f"{label} kept the CPU",
+            ns,
+            f"{label} (lower priority) was in kernel code that {model} does not preempt: an "
+            "interrupt after the wake-up returned to it instead of switching",
+            f"the kernel did not preempt {label} ({model})",
+        )
     else:
         part = Part(
             SWITCH,
             f"switch from {label}",
             ns,
             f"{label} (lower priority) was still on the CPU after the wake-up: it could not "
-            "legally delay the thread; this is the kernel's path to the switch "
-            "(non-preemptible kernel code, or no kernel event at all)",
-            "the kernel's path to the switch (a lower-priority task was preempted)",
+            "legally delay the thread; this is the kernel's path to the switch",
+            "the kernel's path to the switch from a lower-priority task (its non-preemptible "
+            "kernel code, interrupts off, or the hypervisor)",
         )
     return [(part, (a, b))]
 

@@ -11,6 +11,7 @@ from rtgauge.analysis.explain import (
     IDLE,
     IRQ,
     NO_EVENT,
+    NONPREEMPT,
     RETURN,
     SOFTIRQ,
     SWITCH,
@@ -38,6 +39,7 @@ COLOURS = {
     TASK: "#82071e",
     WAKER: "#54aeff",
     SWITCH: "#6e7781",
+    NONPREEMPT: "#a475f9",
     RETURN: "#2da44e",
     UNACCOUNTED: "#ffffff",
 }
@@ -52,6 +54,7 @@ NAMES = {
     TASK: "another task",
     WAKER: "the waker",
     SWITCH: "switch path",
+    NONPREEMPT: "not preempted",
     RETURN: "the thread",
     UNACCOUNTED: "unaccounted",
 }
@@ -67,7 +70,6 @@ def timeline_svg(x: Explanation) -> str:
     end = max(1, x.sample_ns)
     lo = -max(end // 10, 1)
     cpus = sorted({s.cpu for s in x.segments} | {x.cpu}, key=lambda c: (c != x.cpu, c))
-    height = MT + len(cpus) * (LANE + GAP) + 40
 
     def fx(t: float) -> float:
         t = min(max(t, lo), end)
@@ -127,14 +129,18 @@ def timeline_svg(x: Explanation) -> str:
             f'<text x="{xm:.1f}" y="{ty}" text-anchor="{anchor}" class="tk">{escape(label)}</text>'
         )
     kinds = [kind for kind in COLOURS if any(s.kind == kind for s in x.segments)]
-    lx = float(ML)
+    lx, ly = float(ML), bottom + 30.0
     for kind in kinds:
+        width = 22 + 6.5 * len(NAMES[kind])
+        if lx + width > W - MR:  # wrap the legend
+            lx, ly = float(ML), ly + 16
         body.append(
-            f'<rect x="{lx}" y="{height - 16}" width="10" height="10" fill="{COLOURS[kind]}" '
+            f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{COLOURS[kind]}" '
             'stroke="#57606a" stroke-width="0.5"/>'
-            f'<text x="{lx + 14}" y="{height - 7}" class="lg">{escape(NAMES[kind])}</text>'
+            f'<text x="{lx + 14}" y="{ly}" class="lg">{escape(NAMES[kind])}</text>'
         )
-        lx += 22 + 6.5 * len(NAMES[kind])
+        lx += width
+    height = int(ly + 8)
     title = f"{x.metric}: {_us(x.sample_ns)} — {x.culprit}"
     return (
         f'<svg class="chart timeline" viewBox="0 0 {W} {height}" role="img" '

@@ -27,7 +27,7 @@ const struct rtg_tp rtg_tp_wanted[] = {
 };
 const size_t rtg_tp_n_wanted = sizeof rtg_tp_wanted / sizeof rtg_tp_wanted[0];
 
-/* The kernel's softirq vectors, by number (include/linux/interrupt.h). */
+/* The kernel's softirq vectors, by number (<linux/interrupt.h>). */
 static const char *const softirq_names[] = {"HI",      "TIMER", "NET_TX",  "NET_RX",
                                             "BLOCK",   "IRQ_POLL", "TASKLET", "SCHED",
                                             "HRTIMER", "RCU"};

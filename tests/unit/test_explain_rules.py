@@ -226,3 +226,19 @@ def test_a_lower_priority_task_an_interrupt_returned_to_is_non_preemptible_kerne
     assert x.culprit_kind == NONPREEMPT
     assert "the kernel did not preempt pip/2686 SCHED_OTHER (preemption model none)" in x.culprit
     assert sum(p.ns for p in x.parts) == 545_000
+
+
+def test_a_work_item_is_its_kworker_s_task_context_not_a_handler() -> None:
+    kworker = (42, 120, "kworker/1:1")
+    evs = [
+        sw(-100_000, PROBE, kworker),
+        ev(-50_000, "work_start", 42, name="vmstat_update"),
+        *timer_wakeup(1_000, 42),
+        ev(150_000, "vec_entry", 42, name="local_timer", num=236),
+        ev(152_000, "vec_exit", 42, name="local_timer", num=236),  # back to the kworker
+        ev(220_000, "work_end", 42, name="vmstat_update"),
+        sw(226_000, kworker, PROBE, state=1),
+    ]
+    x = explain(window(evs, 228_000, preempt_model="none"))
+    assert x.culprit_kind == NONPREEMPT
+    assert "kworker/1:1/42 SCHED_OTHER (work vmstat_update)" in x.culprit

@@ -266,9 +266,26 @@ static void empty_slot(struct slot *s)
         close(fd);
 }
 
+/* Off the measured CPUs when there are others (the calling thread's own
+ * affinity: musl has no attribute for it). */
+static void leave_measured_cpus(const struct rtg_trace *t)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++)
+        if (!rtg_tr_measured(t, (int)c))
+            CPU_SET((int)c, &set);
+    if (CPU_COUNT(&set) == 0) /* every CPU measured: any of them, below the tests */
+        for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
+
 static void *reader_main(void *arg)
 {
     struct rtg_trace *t = arg;
+    leave_measured_cpus(t);
     rtg_tr_read_steal(t, &t->steal_last);
     t->steal_prev = t->steal_last;
     for (;;) {
@@ -315,16 +332,6 @@ int rtg_tr_start_reader(struct rtg_trace *t)
     pthread_attr_setschedpolicy(&a, SCHED_OTHER);
     struct sched_param sp = {.sched_priority = 0};
     pthread_attr_setschedparam(&a, &sp);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-    for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++)
-        if (!rtg_tr_measured(t, (int)c))
-            CPU_SET((int)c, &set);
-    if (CPU_COUNT(&set) == 0)
-        for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++)
-            CPU_SET((int)c, &set);
-    pthread_attr_setaffinity_np(&a, sizeof set, &set);
     int e = pthread_create(&t->reader, &a, reader_main, t);
     pthread_attr_destroy(&a);
     t->reader_started = e == 0;

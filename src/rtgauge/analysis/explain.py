@@ -350,11 +350,12 @@ def explain(w: TraceWindow) -> Explanation:
         for e in evs:
             if switch_at is not None and e.t >= switch_at:
                 break
-            top_level = not st
+            top_level = _in_task(st)
             now_cur = _apply(e, st, now_cur, w.tid)
-            if e.t > wake_at and e.kind in _ENTRY and top_level and e.cur not in (-1, 0, w.tid):
+            entry = e.kind in _ENTRY and e.kind != "work_start"
+            if e.t > wake_at and entry and top_level and e.cur not in (-1, 0, w.tid):
                 arrived_on = e.cur
-            elif e.kind in _EXIT and not st and arrived_on is not None:
+            elif e.kind in _EXIT and _in_task(st) and arrived_on is not None:
                 if e.cur == arrived_on:
                     held.add(e.cur)
                 arrived_on = None
@@ -393,6 +394,11 @@ def explain(w: TraceWindow) -> Explanation:
         switch_at=switch_at,
         lost_events=w.lost_events,
     )
+
+
+def _in_task(stack: list[_Frame]) -> bool:
+    """No handler running: a task's own context (a work item is one)."""
+    return all(f.kind == "work" for f in stack)
 
 
 def _wake_path(stack: list[_Frame]) -> list[_Frame]:
@@ -470,7 +476,10 @@ def _classify(c: _Context, a: int, b: int, frames: list[_Frame], who: int | None
     """What [a, b) was: one part, or two when an idle gap splits."""
     ns = b - a
     w = c.w
-    if frames:
+    work = ""
+    if frames and frames[-1].kind == "work":  # a work item runs in its kworker's task context
+        work = f" ({frames[-1].name})"
+    elif frames:
         return [(_handler_part(c, frames, ns), (a, b))]
     before_reaction = c.react_at is None or b <= c.react_at
     woken = c.wake_at is not None and a >= c.wake_at
@@ -497,6 +506,7 @@ def _classify(c: _Context, a: int, b: int, frames: list[_Frame], who: int | None
         return [(part, (a, b))]
     t = c.tasks.get(who, _Task(who))
     label = _task_label(who, t.comm, t.prio if t.prio is not None else 0, w.policies, w.prio_scale)
+    label += work
     if before_reaction:
         part = _no_event(w, ns, f"{label} was current and no interrupt came")
     elif not woken and who == c.waker:

@@ -22,7 +22,8 @@
 # rtg_port_load sets RTG_PORT_SOURCES (the port's files, its shared parts,
 # and core/osal/*.c, which every port shares), RTG_PORT_INCLUDE_DIRS (its
 # include/, for rtg_osal_types.h), RTG_PORT_LIBRARIES and
-# RTG_PORT_UNIT_SOURCES (its unit/test_*.c, built only with it).
+# RTG_PORT_UNIT_SOURCES (the unit/test_*.c of the port and of the shared
+# parts it uses, built only with it).
 # Macros, not functions: what they set is the caller's.
 get_filename_component(RTG_OSAL_ROOT ${CMAKE_CURRENT_LIST_DIR}/../core/osal ABSOLUTE)
 
@@ -42,6 +43,8 @@ macro(rtg_port_uses)
     if(IS_DIRECTORY ${RTG_OSAL_ROOT}/${_rtg_part})
       file(GLOB _rtg_srcs CONFIGURE_DEPENDS ${RTG_OSAL_ROOT}/${_rtg_part}/*.c)
       list(APPEND RTG_PORT_SOURCES ${_rtg_srcs})
+      file(GLOB _rtg_srcs CONFIGURE_DEPENDS ${RTG_OSAL_ROOT}/${_rtg_part}/unit/test_*.c)
+      list(APPEND RTG_PORT_UNIT_SOURCES ${_rtg_srcs})
     elseif(_rtg_part MATCHES "\\.c$" AND EXISTS ${RTG_OSAL_ROOT}/${_rtg_part})
       list(APPEND RTG_PORT_SOURCES ${RTG_OSAL_ROOT}/${_rtg_part})
     else()
@@ -63,8 +66,10 @@ macro(rtg_port_load name)
   endif()
   file(GLOB RTG_PORT_SOURCES CONFIGURE_DEPENDS ${RTG_OSAL_ROOT}/*.c)
   set(RTG_PORT_LIBRARIES "")
+  set(RTG_PORT_UNIT_SOURCES "")
   set(RTG_PORT_INCLUDE_DIRS ${RTG_PORT_DIR}/include)
   include(${RTG_PORT_DIR}/port.cmake)
   list(REMOVE_DUPLICATES RTG_PORT_SOURCES)
-  file(GLOB RTG_PORT_UNIT_SOURCES CONFIGURE_DEPENDS ${RTG_PORT_DIR}/unit/test_*.c)
+  file(GLOB _rtg_units CONFIGURE_DEPENDS ${RTG_PORT_DIR}/unit/test_*.c)
+  list(APPEND RTG_PORT_UNIT_SOURCES ${_rtg_units})
 endmacro()

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rtg_private/config.h"
+#include "rtg/osal_trace.h"
 #include "rtg_private/ctx.h"
 #include "rtg/osal.h"
 #include "rtg_private/registry.h"
@@ -109,6 +110,9 @@ void rtg_cli_usage(FILE *out)
     fputs("usage: rtgauge-probe [--list | --list-json] [--tests ID,ID|GLOB] [--quick]\n"
           "                     [--duration-scale X] [--cpus LIST] [--prio N] [--no-rt]\n"
           "                     [--opt ID.key=value ...] [--clock auto|posix] [--out FILE|-]\n"
+          "                     [--no-explain] [--explain-keep K] [--explain-floor-us X]\n"
+          "                     [--explain-lookback-us X] [--explain-buffer-kb N]\n"
+          "                     [--explain-events N]\n"
           "Runs real-time behaviour and performance tests; writes JSON lines\n"
           "(schema/result-v1.json). Exit: 0 all ran, 1 a verdict failed, 2 bad usage,\n"
           "3 a test errored, was stopped by the watchdog or the run was interrupted.\n",
@@ -147,6 +151,8 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
     cfg->mode = RTG_MODE_RUN;
     cfg->scale = 1.0;
     cfg->prio = 95;
+    cfg->explain = (struct rtg_explain_config){.keep = 3, .lookback_ns = 1000000u,
+                                               .buffer_kb = 512, .max_events = 1000};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *eq = strchr(a, '=');
@@ -203,6 +209,38 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
             if (!*v)
                 return fail(err, n, "--out: empty file name");
             cfg->out = v;
+        } else if (IS("--no-explain") && !eq) {
+            cfg->explain.off = true;
+        } else if (IS("--explain-keep")) {
+            VALUE();
+            long k;
+            if (parse_long(v, &k) || k < 1 || k > RTG_TRACE_KEEP_MAX)
+                return fail(err, n, "--explain-keep: '%s' is outside 1..%d", v, RTG_TRACE_KEEP_MAX);
+            cfg->explain.keep = (unsigned)k;
+        } else if (IS("--explain-floor-us")) {
+            VALUE();
+            double us;
+            if (parse_double(v, &us) || us < 0 || us > 1e7)
+                return fail(err, n, "--explain-floor-us: '%s' is not a number in 0..1e7", v);
+            cfg->explain.floor_ns = (uint64_t)(us * 1000.0);
+        } else if (IS("--explain-lookback-us")) {
+            VALUE();
+            double us;
+            if (parse_double(v, &us) || us < 0 || us > 1e7)
+                return fail(err, n, "--explain-lookback-us: '%s' is not a number in 0..1e7", v);
+            cfg->explain.lookback_ns = (uint64_t)(us * 1000.0);
+        } else if (IS("--explain-buffer-kb")) {
+            VALUE();
+            long kb;
+            if (parse_long(v, &kb) || kb < 4 || kb > 1048576)
+                return fail(err, n, "--explain-buffer-kb: '%s' is outside 4..1048576", v);
+            cfg->explain.buffer_kb = (unsigned)kb;
+        } else if (IS("--explain-events")) {
+            VALUE();
+            long ne;
+            if (parse_long(v, &ne) || ne < 16 || ne > 100000)
+                return fail(err, n, "--explain-events: '%s' is outside 16..100000", v);
+            cfg->explain.max_events = (unsigned)ne;
         } else if (IS("--clock")) {
             VALUE();
             if (strcmp(v, "posix") == 0)

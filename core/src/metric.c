@@ -13,6 +13,8 @@ void rtg_metric_init(struct rtg_metric *m, const char *name)
     rtg_json_init(&m->params);
     m->blocks = NULL;
     m->negative = 0;
+    m->watch = NULL;
+    m->watch_arg = NULL;
 }
 
 void rtg_metric_free(struct rtg_metric *m)

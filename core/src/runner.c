@@ -12,6 +12,7 @@
 #include "rtg/clock.h"
 #include "rtg/osal.h"
 #include "rtg/osal_isolate.h"
+#include "rtg/osal_trace.h"
 #include "rtg/stop.h"
 #include "rtg_private/ctx.h"
 #include "rtg_private/registry.h"
@@ -72,10 +73,13 @@ static int test_body(void *arg, struct rtg_isolate_channel *ch)
     else if (rs->virtualized)
         rtg_note(&ctx, "ran in a virtual machine");
     double bound = bound_s(&ctx);
+    /* a test with release-latency figures runs with the flight recorder */
+    rtg_explain_start(&ctx.explain, rs->cfg, d->release_latency != NULL);
 
     ctx.start_ns = rtg_mono_ns();
     int rc = d->run(&ctx);
     double ms = (double)(rtg_mono_ns() - ctx.start_ns) / 1e6;
+    rtg_explain_stop(&ctx.explain);
 
     int why = rtg_stop_reason();
     enum rtg_status st =
@@ -181,6 +185,8 @@ static enum rtg_status run_one(struct run_state *rs, const struct rtg_test_desc 
         return RTG_ST_ERROR;
     }
     bool complete = o.len > 0 && o.record[o.len - 1] == '\n';
+    if (d->release_latency && !rs->cfg->explain.off && o.end != RTG_ISO_COMPLETED)
+        rtg_trace_janitor(); /* what a killed test's recorder left */
     if (complete && o.end == RTG_ISO_COMPLETED) {
         emit_line(rs, o.record, o.len);
         enum rtg_status st = status_of_line(o.record);
@@ -224,6 +230,8 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     rtg_clock_init(cfg->posix_clock);
     struct rtg_privileges priv;
     rtg_privileges_probe(cfg, &priv);
+    if (!cfg->explain.off && priv.euid == 0)
+        rtg_trace_janitor(); /* instances an earlier probe killed with SIGKILL left */
     struct rtg_isolate_run iso;
     rtg_isolate_begin(&iso, out, priv.sched_fifo);
     priv.cpu_dma_latency = iso.cpu_dma_latency;

@@ -33,6 +33,7 @@ int rtg_ctx_init(struct rtg_ctx *ctx, const struct rtg_test_desc *d, const struc
 void rtg_ctx_free(struct rtg_ctx *ctx)
 {
     rtg_test_record_free(ctx);
+    rtg_explain_free(&ctx->explain);
 }
 
 bool rtg_quick(const struct rtg_ctx *ctx) { return ctx->cfg->quick; }

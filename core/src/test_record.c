@@ -58,6 +58,19 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
     return m;
 }
 
+static void offer(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns)
+{
+    rtg_trace_offer(arg, name, from_ns, to_ns);
+}
+
+void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m)
+{
+    if (m && ctx->explain.state == RTG_EXPLAIN_ON && ctx->explain.rec) {
+        m->watch = offer;
+        m->watch_arg = ctx->explain.rec;
+    }
+}
+
 void rtg_verdict(struct rtg_ctx *ctx, const char *name, bool pass, const char *expected,
                  const char *observed, const struct rtg_json *evidence)
 {
@@ -200,6 +213,7 @@ void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, d
     close_into(j, "series", &ctx->series, true);
     close_into(j, "notes", &ctx->notes, true);
     close_into(j, "info", &ctx->info, false);
+    rtg_explain_emit(&ctx->explain, j);
     rtg_json_obj_end(j);
 }
 

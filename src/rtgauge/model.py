@@ -193,6 +193,120 @@ class Conditions:
 
 
 @dataclass(frozen=True)
+class TraceEvent:
+    """One kernel event of a kept window: t in ns from the sample's release,
+    the task current then (cur), and the fields of its kind (schema:
+    trace_event)."""
+
+    t: int
+    cpu: int
+    kind: str
+    cur: int = -1
+    num: int = -1
+    pid: int = 0
+    prio: int = 0
+    name: str = ""
+    pid2: int = 0
+    prio2: int = 0
+    name2: str = ""
+    state: int = 0
+    now: int | None = None
+
+    @classmethod
+    def read(cls, d: Record) -> TraceEvent:
+        return cls(
+            t=d["t"],
+            cpu=d["cpu"],
+            kind=d["k"],
+            cur=d["cur"],
+            num=d.get("num", -1),
+            pid=d.get("pid", 0),
+            prio=d.get("prio", 0),
+            name=d.get("name", ""),
+            pid2=d.get("pid2", 0),
+            prio2=d.get("prio2", 0),
+            name2=d.get("name2", ""),
+            state=d.get("state", 0),
+            now=d.get("now"),
+        )
+
+
+@dataclass(frozen=True)
+class TraceWindowRecord:
+    """The events around one kept sample (schema: trace_window)."""
+
+    metric: str
+    sample_ns: int
+    release_ns: int
+    cpu: int
+    tid: int
+    start: int  # ns from the release (negative: before it)
+    complete: bool
+    lost_events: int
+    first_event: int | None
+    capped: bool
+    steal_ns: int | None
+    steal_over_ns: int | None
+    policies: dict[int, str]
+    events: tuple[TraceEvent, ...]
+
+    @classmethod
+    def read(cls, d: Record) -> TraceWindowRecord:
+        steal = d.get("steal")
+        return cls(
+            metric=d["metric"],
+            sample_ns=d["sample_ns"],
+            release_ns=d["release_ns"],
+            cpu=d["cpu"],
+            tid=d["tid"],
+            start=d["start"],
+            complete=d["complete"],
+            lost_events=d["lost_events"],
+            first_event=d.get("first_event"),
+            capped=d.get("capped", False),
+            steal_ns=steal["ns"] if steal else None,
+            steal_over_ns=steal["over_ns"] if steal else None,
+            policies={t["pid"]: t["policy"] or "" for t in d.get("tasks", [])},
+            events=tuple(TraceEvent.read(e) for e in d["events"]),
+        )
+
+
+@dataclass(frozen=True)
+class ExplainRecord:
+    """A test's flight recorder: whether it ran, why not, what it kept (schema: explain)."""
+
+    state: str  # "on", "off", "not explained"
+    why: str | None
+    source: str | None = None
+    prio_scale: str = "linux"
+    keep: int = 0
+    lookback_ns: int = 0
+    offered: int = 0
+    freezes: int = 0
+    uncaptured: int = 0
+    uncaptured_max_ns: int = 0
+    lost_events: int = 0
+    windows: tuple[TraceWindowRecord, ...] = ()
+
+    @classmethod
+    def read(cls, d: Record) -> ExplainRecord:
+        return cls(
+            state=d["state"],
+            why=d["why"],
+            source=d.get("source"),
+            prio_scale=d.get("prio_scale", "linux"),
+            keep=d.get("keep", 0),
+            lookback_ns=d.get("lookback_ns", 0),
+            offered=d.get("offered", 0),
+            freezes=d.get("freezes", 0),
+            uncaptured=d.get("uncaptured", 0),
+            uncaptured_max_ns=d.get("uncaptured_max_ns", 0),
+            lost_events=d.get("lost_events", 0),
+            windows=tuple(TraceWindowRecord.read(w) for w in d.get("windows", [])),
+        )
+
+
+@dataclass(frozen=True)
 class TestRecord:
     """One test as it ended: figures, verdicts, or the reason it did not run."""
 
@@ -216,6 +330,7 @@ class TestRecord:
     # instant (None: none is); unsaid in records written before the probe said it.
     release_latency: str | None = None
     release_latency_said: bool = True
+    explain: ExplainRecord | None = None  # None: the test has no figure to explain
 
     @classmethod
     def from_dict(cls, d: Record, where: str = "test record") -> TestRecord:
@@ -252,6 +367,7 @@ class TestRecord:
             ),
             release_latency=d.get("release_latency"),
             release_latency_said="release_latency" in d,
+            explain=ExplainRecord.read(d["explain"]) if "explain" in d else None,
         )
 
     @property

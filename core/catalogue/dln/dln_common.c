@@ -50,12 +50,11 @@ static void *task_main(void *arg)
             break;
         uint64_t wake = rtg_mono_ns();
         uint64_t due = anchor + (uint64_t)(i - anchor_k) * k->p.period_ns;
-        uint64_t late = wake > due ? wake - due : 0;
         if (i > 0 && k->lat && k->re_anchored == 0)
-            rtg_metric_add(k->lat, late, rtg_test_elapsed_ns(k->ctx));
+            rtg_metric_interval(k->lat, due, wake, rtg_test_elapsed_ns(k->ctx));
         else if (i > 0)
             k->untimed++;
-        if (late > k->p.period_ns) {
+        if (wake > due + k->p.period_ns) { /* later than a whole period */
             k->missed++;
             anchor = wake;
             anchor_k = i;

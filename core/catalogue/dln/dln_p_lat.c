@@ -20,7 +20,7 @@ static void fifo_reference(struct rtg_ctx *ctx, struct rtg_metric *m, uint64_t p
     for (int i = 0; i < periods && !rtg_stop_requested(); i++) {
         rtg_sleep_until(next);
         uint64_t now = rtg_mono_ns();
-        rtg_metric_add(m, now > next ? now - next : 0, rtg_test_elapsed_ns(ctx));
+        rtg_metric_interval(m, next, now, rtg_test_elapsed_ns(ctx));
         next += period;
         if (next < now)
             next = now + period;
@@ -38,6 +38,8 @@ static int lat_run(struct rtg_ctx *ctx)
     struct rtg_metric *ff = rtg_metric_new(ctx, "deadline.activation.sched_fifo_sleep");
     if (!dl || !ff)
         return rtg_fail_error(ctx, "out of memory");
+    rtg_metric_explain(ctx, dl);
+    rtg_metric_explain(ctx, ff);
     rtg_sem_t answered, release;
     rtg_sem_init(&answered, 0);
     rtg_sem_init(&release, 0);
@@ -100,4 +102,5 @@ const struct rtg_test_desc rtg_test_dln_p_lat = {
     .options = RTG_OPTIONS(lat_options),
     .run = lat_run,
     .bound_s = lat_bound,
+    .release_latency = "deadline.activation.", /* from activation instant (deadline) or absolute wake-up time (FIFO) */
 };

@@ -116,6 +116,9 @@ static int run(struct rtg_ctx *ctx)
     r.task = rtg_metric_with_blocks(rtg_metric_new(ctx, "irq.task.sem_post_wake"));
     if (!r.service || !r.task)
         return rtg_fail_error(ctx, "out of memory");
+    /* the task response ends in the woken task, which records it; the
+     * service response ends in the handler, not the recording thread */
+    rtg_metric_explain(ctx, r.task);
     int rc = rtg_sem_init(&r.sem, 0);
     if (rc)
         return rtg_fail_error(ctx, "sem_init: %s", strerror(rc));

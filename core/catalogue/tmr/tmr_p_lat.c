@@ -54,6 +54,7 @@ static int run(struct rtg_ctx *ctx)
                                     .sample = on_sample, .arg = &c[i]};
         c[i].m = rtg_metric_with_blocks(
             rtg_metric_new(ctx, "timer.wakeup.%s.cpu%d", vname, c[i].cpu));
+        rtg_metric_explain(ctx, c[i].m);
         if (!c[i].m) {
             free(c);
             free(t);

@@ -186,6 +186,7 @@ static int run(struct rtg_ctx *ctx)
         r->ph[p].name = p == 0 ? "idle" : rtg_load_name((enum rtg_load_kind)(p - 1));
         r->ph[p].m =
             rtg_metric_with_blocks(rtg_metric_new(ctx, "timer.wakeup.load.%s", r->ph[p].name));
+        rtg_metric_explain(ctx, r->ph[p].m); /* each sample once: by its phase, not by all */
         if (!r->ph[p].m || !r->all) {
             free(r);
             free(wbuf);

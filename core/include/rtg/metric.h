@@ -15,6 +15,10 @@ struct rtg_metric {
     struct rtg_json params; /* an object, or empty */
     struct rtg_blocks *blocks; /* the extremes in time order, or NULL (not tracked) */
     uint64_t negative;      /* intervals that ended before they began: counted, not samples */
+    /* Told of every interval, when set: the flight recorder keeps the
+     * kernel's events around the worst (rtg_metric_explain, rtg/test.h). */
+    void (*watch)(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns);
+    void *watch_arg;
 };
 
 void rtg_metric_init(struct rtg_metric *m, const char *name);
@@ -44,6 +48,8 @@ static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, u
         m->negative++;
     else
         rtg_metric_add(m, to_ns - from_ns, at_ns);
+    if (m->watch)
+        m->watch(m->watch_arg, m->name, from_ns, to_ns);
 }
 /* Merges b into a; a tracks blocks if b does (it may allocate: not in a hot path). */
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);

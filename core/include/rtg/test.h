@@ -87,6 +87,12 @@ uint64_t rtg_test_elapsed_ns(const struct rtg_ctx *ctx);
 /* A new figure set; the name is printf-formatted. NULL on out-of-memory. */
 struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Marks m as a figure whose worst samples the flight recorder explains
+ * (docs/methodology.md, "Why the worst case"): each interval must run from
+ * a release instant to the moment the thread whose wake-up it measures ran,
+ * both from rtg_mono_ns(), and be recorded by that thread right away. A
+ * no-op where the run records nothing. */
+void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m);
 /* A verdict; evidence is a JSON value written by an rtg_json, or NULL. */
 void rtg_verdict(struct rtg_ctx *ctx, const char *name, bool pass, const char *expected,
                  const char *observed, const struct rtg_json *evidence);

@@ -14,26 +14,9 @@
 #include <unistd.h>
 
 #include "../posix/msg_internal.h"
+#include "process_state.h"
 
 /* The process no longer exists, or is a zombie (killed, not yet reaped). */
-static bool pid_gone(long pid)
-{
-    if (pid <= 0)
-        return false;
-    if (kill((pid_t)pid, 0) != 0)
-        return errno == ESRCH;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *rp = strrchr(buf, ')'); /* the state follows "(comm)" */
-    return rp && rp[1] == ' ' && rp[2] == 'Z';
-}
-
 /* System V: keys tagged with the creator's pid. */
 static int sweep_sysv(void)
 {
@@ -51,7 +34,7 @@ static int sweep_sysv(void)
             if ((k & 0xff000000u) != RTG_PX_SYSV_TAG)
                 continue;
             long pid = (long)((k >> 2) & 0x3fffffu);
-            if (pid == (long)getpid() || pid_gone(pid))
+            if (pid == (long)getpid() || rtg_linux_pid_gone(pid))
                 if (msgctl((int)id, IPC_RMID, NULL) == 0)
                     n++;
         }
@@ -74,7 +57,7 @@ static int sweep_mq(void)
         if (strncmp(e->d_name, &RTG_PX_MQ_PREFIX[1], pl) != 0)
             continue;
         long pid = strtol(e->d_name + pl, NULL, 10);
-        if (pid == (long)getpid() || pid_gone(pid)) {
+        if (pid == (long)getpid() || rtg_linux_pid_gone(pid)) {
             char name[300];
             snprintf(name, sizeof name, "/%s", e->d_name);
             if (mq_unlink(name) == 0)

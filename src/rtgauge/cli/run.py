@@ -34,6 +34,11 @@ def add_probe_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opt", action="append", default=[], metavar="ID.key=value")
     p.add_argument("--no-rt", action="store_true", help="run SCHED_OTHER on purpose")
     p.add_argument(
+        "--no-explain",
+        action="store_true",
+        help="do not record the kernel's events around the worst samples (the flight recorder)",
+    )
+    p.add_argument(
         "--label", type=run_label, help="a name for the run kept in the store, e.g. a kernel build"
     )
 
@@ -64,6 +69,8 @@ def probe_args(args: argparse.Namespace) -> list[str]:
         out.append("--quick")
     if args.no_rt:
         out.append("--no-rt")
+    if getattr(args, "no_explain", False):
+        out.append("--no-explain")
     for o in args.opt:
         out += ["--opt", o]
     return out

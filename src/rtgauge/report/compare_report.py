@@ -15,6 +15,7 @@ from rtgauge.model import Bundle, family
 from rtgauge.report import plots
 from rtgauge.report.deadline_report import compare_section
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Report, Table
+from rtgauge.report.explain_section import compare_culprits
 from rtgauge.report.run_report import trust_warnings
 from rtgauge.run import Run
 
@@ -242,6 +243,7 @@ def compare_blocks(
         out += compare_section(comp.labels, claims)
     out += points_blocks(comp)
     out += figures_blocks(comp)
+    out += compare_culprits(comp.runs, comp.labels)
     return out
 
 

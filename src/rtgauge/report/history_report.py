@@ -6,6 +6,7 @@ from rtgauge.analysis.history import History, RunEntry, headline, missed, tail_v
 from rtgauge.fmt import us
 from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Report, Table
+from rtgauge.report.explain_section import worst_culprit
 from rtgauge.report.history_plots import Column, history_svg
 
 
@@ -52,6 +53,14 @@ def run_cells(e: RunEntry, test_id: str) -> list[str]:
     ]
 
 
+def new_tail_cause(e: RunEntry, test_id: str, kind: str) -> str:
+    """What delayed the worst kept sample of a run whose tail regressed."""
+    t = _test(e, test_id)
+    if kind != "tail" or t is None or t.explain is None:
+        return ""
+    return f"; its worst case: {worst_culprit(e.run, t)}"
+
+
 CAPTION = (
     "{}: a column per run, numbered as in the table; colour: the share of that run's samples "
     "at that latency (white none, blue few … dark red most); red line: the maximum, dashed: "
@@ -84,6 +93,7 @@ def history_blocks(histories: list[History]) -> list[Block]:
         )
         regs = [
             f"{e.run.created_at} {f.test} {f.name}: {f.evidence}"
+            + new_tail_cause(e, f.test, f.kind)
             for e in h.runs
             for f in e.findings
             if f.regression

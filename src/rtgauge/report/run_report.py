@@ -24,6 +24,7 @@ from rtgauge.report.document import (
     Report,
     Table,
 )
+from rtgauge.report.explain_section import culprits_table, test_section
 from rtgauge.report.summary import order_tests
 from rtgauge.run import Run
 
@@ -354,6 +355,7 @@ def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
         system_table(s, run.imported),
     ]
     out += [Heading(2, "Summary", "summary"), summary_table(run)]
+    out += culprits_table(run)
     if deadline is not None:
         out += run_section(deadline)
     out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(run)
@@ -365,7 +367,7 @@ def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
     for fam, tests in by_family.items():
         out.append(Heading(2, f"{fam} — {run.family_title(fam) or fam}", fam))
         for t in tests:
-            out += test_blocks(t)
+            out += test_blocks(t) + test_section(run, t)
     out += [
         Heading(2, "How these figures were obtained"),
         Para(

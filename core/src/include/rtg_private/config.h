@@ -3,6 +3,7 @@
 #define RTG_CONFIG_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define RTG_MAX_CPUS 1024
@@ -17,6 +18,14 @@ struct rtg_override {
 
 enum rtg_mode { RTG_MODE_RUN, RTG_MODE_LIST, RTG_MODE_LIST_JSON, RTG_MODE_HELP, RTG_MODE_VERSION };
 
+/* The flight recorder's settings (--no-explain, --explain-*). */
+struct rtg_explain_config {
+    bool off;
+    unsigned keep;
+    uint64_t floor_ns, lookback_ns;
+    unsigned buffer_kb, max_events;
+};
+
 struct rtg_config {
     enum rtg_mode mode;
     const char *tests;  /* comma-separated ids or globs; NULL: all */
@@ -28,6 +37,7 @@ struct rtg_config {
     const char *out;    /* NULL or "-": stdout */
     bool no_rt;         /* --no-rt: run SCHED_OTHER on purpose */
     bool posix_clock;   /* --clock posix */
+    struct rtg_explain_config explain;
     struct rtg_override overrides[RTG_MAX_OVERRIDES];
     size_t n_overrides;
     /* resolved by the registry: indexes of the selected tests */

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "rtg_private/config.h"
+#include "rtg_private/explain.h"
 #include "rtg/json.h"
 #include "rtg/osal_isolate.h"
 #include "rtg/test.h"
@@ -36,6 +37,7 @@ struct rtg_ctx {
     struct rtg_json info;     /* inside an open object */
     struct rtg_json series;   /* inside an open array */
     struct rtg_json notes;    /* inside an open array */
+    struct rtg_explain explain; /* the flight recorder, for an explained test */
     enum rtg_status forced;   /* set by rtg_fail_error / rtg_skip */
     char reason[512];
 };

@@ -1,0 +1,372 @@
+/* The recorder's reader thread (trace_recorder.h): it drains a frozen
+ * instance's buffer on the sample's CPU, keeps the window around the sample
+ * among the K worst, empties the instance for reuse, and reads the steal
+ * time meanwhile. Never real-time: it runs SCHED_OTHER. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace_recorder.h"
+
+/* ---- steal time ---- */
+
+void rtg_tr_read_steal(struct rtg_trace *t, struct steal_reading *r)
+{
+    r->at_ns = rtg_tr_mono_ns();
+    memset(r->ticks, 0, sizeof r->ticks);
+    FILE *f = fopen("/proc/stat", "re");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        int cpu;
+        unsigned long long v[8];
+        if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
+                   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 9 &&
+            cpu >= 0 && cpu < 1024 && rtg_tr_measured(t, cpu))
+            r->ticks[cpu] = v[7];
+    }
+    fclose(f);
+}
+
+/* ---- reading a frozen instance ---- */
+
+struct gather {
+    struct rtg_trace *t;
+    const struct job *job;
+    uint64_t start;
+    struct rtg_tev *ring; /* the newest max_events events in the window */
+    size_t n, head;
+    bool capped;
+    struct rtg_tev ctx_switch, ctx_idle; /* the last of each before the window */
+    bool have_switch, have_idle;
+    int64_t first_ts;
+};
+
+static const struct rtg_tp_decoder *decoder_of(const struct rtg_trace *t, int type)
+{
+    for (size_t i = 0; i < t->n_dec; i++)
+        if (t->dec[i].fmt.id == type)
+            return &t->dec[i];
+    return NULL;
+}
+
+static void on_event(void *arg, const struct rtg_ring_event *e)
+{
+    struct gather *g = arg;
+    if (g->first_ts < 0)
+        g->first_ts = (int64_t)e->ts;
+    if (e->ts > g->job->end_ns)
+        return;
+    const struct rtg_tp_decoder *d = decoder_of(g->t, rtg_tp_type(e->data, e->len));
+    if (!d)
+        return;
+    struct rtg_tev ev;
+    rtg_tp_decode(d, e->data, e->len, e->ts, g->job->cpu, &ev);
+    if (e->ts < g->start) { /* before the window: only what says the state at its start */
+        if (ev.kind == RTG_TEV_SWITCH) {
+            g->ctx_switch = ev;
+            g->have_switch = true;
+        } else if (ev.kind == RTG_TEV_IDLE_ENTRY || ev.kind == RTG_TEV_IDLE_EXIT) {
+            g->ctx_idle = ev;
+            g->have_idle = true;
+        }
+        return;
+    }
+    size_t cap = g->t->cfg.max_events;
+    if (g->n < cap) {
+        g->ring[(g->head + g->n) % cap] = ev;
+        g->n++;
+    } else { /* too many: the oldest goes, the window starts later */
+        g->ring[g->head] = ev;
+        g->head = (g->head + 1) % cap;
+        g->capped = true;
+    }
+}
+
+/* Drains the sample CPU's buffer of a frozen instance; the number of
+ * events the pages say were lost (UINT64_MAX: some, uncounted). */
+static uint64_t drain(struct rtg_trace *t, const struct slot *s, int cpu, struct gather *g)
+{
+    char p[RTG_TRACEFS_PATH * 2 + 48];
+    snprintf(p, sizeof p, "%s/per_cpu/cpu%d/trace_pipe_raw", s->dir, cpu);
+    int fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    uint64_t lost = 0;
+    for (;;) {
+        ssize_t r = read(fd, t->page, t->page_size);
+        if (r <= 0)
+            break;
+        uint64_t missed = 0;
+        rtg_ring_page_walk(&t->layout, t->page, (size_t)r, on_event, g, &missed);
+        if (missed == UINT64_MAX || lost == UINT64_MAX)
+            lost = missed ? UINT64_MAX : lost;
+        else
+            lost += missed;
+    }
+    close(fd);
+    return lost;
+}
+
+/* "overrun" and "dropped events" of the CPU's buffer since it was emptied. */
+static uint64_t stats_lost(const struct slot *s, int cpu)
+{
+    char rel[64], text[1024];
+    snprintf(rel, sizeof rel, "per_cpu/cpu%d/stats", cpu);
+    if (rtg_tracefs_read(s->dir, rel, text, sizeof text) < 0)
+        return 0;
+    uint64_t lost = 0;
+    const char *keys[] = {"overrun:", "dropped events:"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *k = strstr(text, keys[i]);
+        if (k)
+            lost += strtoull(k + strlen(keys[i]), NULL, 10);
+    }
+    return lost;
+}
+
+static const char *policy_name(int pol)
+{
+    switch (pol & ~SCHED_RESET_ON_FORK) {
+    case SCHED_OTHER: return "SCHED_OTHER";
+    case SCHED_FIFO: return "SCHED_FIFO";
+    case SCHED_RR: return "SCHED_RR";
+    case SCHED_BATCH: return "SCHED_BATCH";
+    case SCHED_IDLE: return "SCHED_IDLE";
+#ifdef SCHED_DEADLINE
+    case SCHED_DEADLINE: return "SCHED_DEADLINE";
+#endif
+    default: return "";
+    }
+}
+
+static void add_task(struct rtg_trace_window *w, int32_t pid)
+{
+    if (pid <= 0 || w->n_tasks >= MAX_TASKS)
+        return;
+    for (size_t i = 0; i < w->n_tasks; i++)
+        if (w->tasks[i].pid == pid)
+            return;
+    struct rtg_trace_task *k = &w->tasks[w->n_tasks++];
+    k->pid = pid;
+    int pol = sched_getscheduler(pid);
+    snprintf(k->policy, sizeof k->policy, "%s", pol < 0 ? "" : policy_name(pol));
+}
+
+/* Keeps w among the K worst (worst first); frees what falls out. */
+static void keep(struct rtg_trace *t, struct rtg_trace_window *w)
+{
+    struct rtg_trace_result *r = &t->res;
+    uint64_t d = w->end_ns - w->release_ns;
+    size_t pos = r->n_windows;
+    while (pos > 0 && r->windows[pos - 1].end_ns - r->windows[pos - 1].release_ns < d)
+        pos--;
+    if (pos >= t->cfg.keep) {
+        free(w->events);
+        free(w->tasks);
+        return;
+    }
+    if (r->n_windows == t->cfg.keep) { /* the smallest falls out */
+        free(r->windows[r->n_windows - 1].events);
+        free(r->windows[r->n_windows - 1].tasks);
+        r->n_windows--;
+    }
+    memmove(&r->windows[pos + 1], &r->windows[pos],
+            (r->n_windows - pos) * sizeof r->windows[0]);
+    r->windows[pos] = *w;
+    r->n_windows++;
+}
+
+static void read_window(struct rtg_trace *t, const struct job *job)
+{
+    const struct slot *s = &t->slots[job->slot];
+    struct steal_reading now;
+    rtg_tr_read_steal(t, &now);
+    struct gather g = {.t = t, .job = job, .ring = t->scratch, .first_ts = -1};
+    g.start = job->release_ns > t->cfg.lookback_ns ? job->release_ns - t->cfg.lookback_ns : 0;
+    uint64_t lost_pages = drain(t, s, job->cpu, &g);
+    uint64_t lost = stats_lost(s, job->cpu);
+    if (lost_pages == UINT64_MAX && lost == 0)
+        lost = 1; /* the pages say some were lost, the counters did not count them */
+    else if (lost_pages != UINT64_MAX && lost_pages > lost)
+        lost = lost_pages;
+    t->res.lost_events += lost;
+
+    struct rtg_trace_window w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.metric, sizeof w.metric, "%s", job->metric);
+    w.release_ns = job->release_ns;
+    w.end_ns = job->end_ns;
+    w.cpu = job->cpu;
+    w.tid = job->tid;
+    w.lost_events = lost;
+    w.first_event_ns = g.first_ts;
+    w.capped = g.capped;
+    size_t extra = (size_t)g.have_switch + (size_t)g.have_idle;
+    w.events = malloc((g.n + extra) * sizeof *w.events + 1);
+    w.tasks = calloc(MAX_TASKS, sizeof *w.tasks);
+    if (!w.events || !w.tasks) {
+        free(w.events);
+        free(w.tasks);
+        return;
+    }
+    size_t k = 0;
+    /* the state at the window's start first, then the window in order */
+    if (g.have_switch && (!g.have_idle || g.ctx_switch.t_ns <= g.ctx_idle.t_ns))
+        w.events[k++] = g.ctx_switch;
+    if (g.have_idle)
+        w.events[k++] = g.ctx_idle;
+    if (g.have_switch && g.have_idle && g.ctx_switch.t_ns > g.ctx_idle.t_ns)
+        w.events[k++] = g.ctx_switch;
+    size_t cap = t->cfg.max_events;
+    for (size_t i = 0; i < g.n; i++)
+        w.events[k++] = g.ring[(g.head + i) % cap];
+    w.n_events = k;
+    w.start_ns = g.capped && g.n ? (uint64_t)g.ring[g.head].t_ns : g.start;
+    /* Complete: recording began before the window, and the buffer kept
+     * everything since (or at least reaches back past the window's start). */
+    bool reaches_back = lost == 0 || (g.first_ts >= 0 && (uint64_t)g.first_ts <= w.start_ns);
+    w.complete = s->on_since_ns <= w.start_ns && reaches_back;
+    const struct steal_reading *before =
+        t->steal_last.at_ns && t->steal_last.at_ns <= w.start_ns ? &t->steal_last
+                                                                 : &t->steal_prev;
+    if (before->at_ns && before->at_ns <= w.start_ns && t->user_hz > 0) {
+        w.steal_known = true;
+        uint64_t ticks = now.ticks[job->cpu] - before->ticks[job->cpu];
+        w.steal_ns = ticks * (1000000000u / (uint64_t)t->user_hz);
+        w.steal_over_ns = now.at_ns - before->at_ns;
+    }
+    for (size_t i = 0; i < w.n_events; i++) {
+        add_task(&w, w.events[i].cur);
+        add_task(&w, w.events[i].pid);
+        add_task(&w, w.events[i].pid2);
+    }
+    add_task(&w, w.tid);
+    keep(t, &w);
+}
+
+static void empty_slot(struct slot *s)
+{
+    char p[RTG_TRACEFS_PATH * 2 + 16];
+    snprintf(p, sizeof p, "%s/trace", s->dir);
+    int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* Off the measured CPUs when there are others (the calling thread's own
+ * affinity: musl has no attribute for it). */
+static void leave_measured_cpus(const struct rtg_trace *t)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++)
+        if (!rtg_tr_measured(t, (int)c))
+            CPU_SET((int)c, &set);
+    if (CPU_COUNT(&set) == 0) /* every CPU measured: any of them, below the tests */
+        for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+static void *reader_main(void *arg)
+{
+    struct rtg_trace *t = arg;
+    leave_measured_cpus(t);
+    rtg_tr_read_steal(t, &t->steal_last);
+    t->steal_prev = t->steal_last;
+    for (;;) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000; /* steal is read every 100 ms meanwhile */
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        int timed_out = sem_timedwait(&t->wake, &ts) != 0;
+        pthread_mutex_lock(&t->lock);
+        struct job job = {.slot = -1};
+        if (t->q_len) {
+            job = t->queue[t->q_head];
+            t->q_head = (t->q_head + 1) % SLOTS;
+            t->q_len--;
+        }
+        pthread_mutex_unlock(&t->lock);
+        if (job.slot < 0) {
+            if (atomic_load(&t->quit))
+                break;
+            if (timed_out) {
+                t->steal_prev = t->steal_last;
+                rtg_tr_read_steal(t, &t->steal_last);
+            }
+            continue;
+        }
+        read_window(t, &job);
+        empty_slot(&t->slots[job.slot]);
+        pthread_mutex_lock(&t->lock);
+        t->slots[job.slot].state = SLOT_SPARE;
+        pthread_mutex_unlock(&t->lock);
+    }
+    return NULL;
+}
+
+/* The reader runs SCHED_OTHER, on the CPUs not measured when there are any. */
+int rtg_tr_start_reader(struct rtg_trace *t)
+{
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&a, SCHED_OTHER);
+    struct sched_param sp = {.sched_priority = 0};
+    pthread_attr_setschedparam(&a, &sp);
+    int e = pthread_create(&t->reader, &a, reader_main, t);
+    pthread_attr_destroy(&a);
+    t->reader_started = e == 0;
+    return e;
+}
+
+/* Function addresses into names, from /proc/kallsyms (the nearest symbol at
+ * or below the address), for the events that carry one. */
+void rtg_tr_resolve_symbols(struct rtg_trace_result *r)
+{
+    bool any = false;
+    for (size_t w = 0; w < r->n_windows && !any; w++)
+        for (size_t i = 0; i < r->windows[w].n_events; i++)
+            if (r->windows[w].events[i].addr && !r->windows[w].events[i].name[0])
+                any = true;
+    if (!any)
+        return;
+    FILE *f = fopen("/proc/kallsyms", "re");
+    if (!f)
+        return;
+    /* callbacks are function pointers: the symbol starts at the address */
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long a;
+        char type, name[RTG_TEV_NAME_MAX];
+        if (sscanf(line, "%llx %c %31s", &a, &type, name) != 3 || a == 0)
+            continue;
+        if (type != 't' && type != 'T')
+            continue;
+        for (size_t w = 0; w < r->n_windows; w++)
+            for (size_t i = 0; i < r->windows[w].n_events; i++) {
+                struct rtg_tev *e = &r->windows[w].events[i];
+                if (e->addr == a && !e->name[0])
+                    snprintf(e->name, sizeof e->name, "%s", name);
+            }
+    }
+    fclose(f);
+}

@@ -1,0 +1,38 @@
+/* A test's flight recorder, seen from the runner: whether it runs, why
+ * not, and the windows it kept (rtg/osal_trace.h). The runner opens it
+ * around an explained test's body; the test marks the figures it explains
+ * (rtg_metric_explain); the record carries the result ("explain"). */
+#ifndef RTG_EXPLAIN_H
+#define RTG_EXPLAIN_H
+#include <stdbool.h>
+
+#include "rtg/json.h"
+#include "rtg/osal_trace.h"
+#include "rtg_private/config.h"
+
+enum rtg_explain_state {
+    RTG_EXPLAIN_NONE,    /* the test has no figure to explain: no "explain" key */
+    RTG_EXPLAIN_ON,      /* recording */
+    RTG_EXPLAIN_OFF,     /* --no-explain */
+    RTG_EXPLAIN_NOT_HERE /* the target cannot: why says it */
+};
+
+struct rtg_explain {
+    enum rtg_explain_state state;
+    char why[256];
+    struct rtg_trace_config cfg;
+    struct rtg_trace *rec; /* while recording */
+    struct rtg_trace_result res;
+    bool have_result;
+};
+
+/* Starts the recorder for a test that explains figures (state ON), or
+ * says why not; never fails the test. */
+void rtg_explain_start(struct rtg_explain *x, const struct rtg_config *cfg, bool explained);
+/* Stops it and keeps the windows. */
+void rtg_explain_stop(struct rtg_explain *x);
+void rtg_explain_free(struct rtg_explain *x);
+/* Writes the record's "explain" key and object (nothing for NONE). */
+void rtg_explain_emit(const struct rtg_explain *x, struct rtg_json *j);
+
+#endif

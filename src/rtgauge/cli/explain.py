@@ -1,0 +1,90 @@
+"""rtgauge explain BUNDLE: why each worst sample of a stored run was late, as
+the report says it, for one test or all (Markdown, HTML or JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rtgauge.analysis.explain import explanations
+from rtgauge.errors import UsageError
+from rtgauge.model import TestRecord, load_bundle
+from rtgauge.report.document import Block, Heading, Para, Report
+from rtgauge.report.explain_section import state_line, test_section
+from rtgauge.report.formats import EXPORTERS
+from rtgauge.run import Run
+
+FORMATS = ("md", "html", "json")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("explain", help="why the worst samples of a stored run were late")
+    p.add_argument("bundle", type=Path, help="a bundle (.json) or a probe stream (.jsonl)")
+    p.add_argument("--test", metavar="ID", help="one test (default: every explained test)")
+    p.add_argument("--format", choices=FORMATS, default="md")
+    p.set_defaults(execute=execute)
+
+
+def _chosen(run: Run, test_id: str | None) -> list[TestRecord]:
+    if test_id is None:
+        tests = [t for t in run.tests if t.explain is not None]
+        if not tests:
+            raise UsageError("no test of this run has figures to explain")
+        return tests
+    t = run.test(test_id)
+    if t is None:
+        raise UsageError(f"--test {test_id}: no such test in this run")
+    if t.explain is None:
+        raise UsageError(f"--test {test_id}: its figures are not latencies from a release instant")
+    return [t]
+
+
+def _as_json(run: Run, tests: list[TestRecord]) -> list[dict[str, Any]]:
+    out = []
+    for t in tests:
+        xs = explanations(run, t)
+        out.append(
+            {
+                "test": t.id,
+                "state": t.explain.state if t.explain else None,
+                "why_not": state_line(t),
+                "windows": [
+                    {
+                        "metric": x.metric,
+                        "sample_ns": x.sample_ns,
+                        "cpu": x.cpu,
+                        "complete": x.complete,
+                        "lost_events": x.lost_events,
+                        "culprit": x.culprit,
+                        "culprit_kind": x.culprit_kind,
+                        "wake_at_ns": x.wake_at,
+                        "switch_at_ns": x.switch_at,
+                        "parts": [dataclasses.asdict(p) for p in x.parts],
+                    }
+                    for x in xs
+                ],
+            }
+        )
+    return out
+
+
+def execute(args: argparse.Namespace) -> int:
+    run = Run.of(load_bundle(args.bundle))
+    tests = _chosen(run, args.test)
+    if args.format == "json":
+        json.dump(_as_json(run, tests), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    blocks: list[Block] = [Heading(1, f"Why the worst cases: {run.host} {run.system.host.release}")]
+    if not run.complete:
+        blocks.append(Para("The run is incomplete; the tests that finished are shown.", "warn"))
+    for t in tests:
+        blocks += test_section(run, t)
+    report = Report(f"rtgauge explain: {run.host}", blocks, [run])
+    exporter = EXPORTERS[args.format]
+    sys.stdout.write(exporter.render(report))
+    return 0

@@ -1,0 +1,124 @@
+"""The report's "Why the worst case" sections: per explained test, each kept
+sample with its culprit line, its parts and the timeline picture; a short
+table of the culprits near the top; the culprits side by side in a
+comparison. What the explanation says is decided in analysis/explain.py."""
+
+from __future__ import annotations
+
+from rtgauge.analysis.explain import UNACCOUNTED, Explanation, explanations
+from rtgauge.fmt import us2
+from rtgauge.model import TestRecord
+from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table
+from rtgauge.report.timeline import timeline_svg
+from rtgauge.run import Run
+
+
+def _share(ns: int, of: int) -> str:
+    if not of:
+        return "—"
+    share = 100.0 * ns / of
+    return "<1 %" if 0 < share < 0.5 else f"{share:.0f} %"
+
+
+def state_line(test: TestRecord) -> str | None:
+    """Why a test with figures to explain is not explained, or None."""
+    x = test.explain
+    if x is None or x.state == "on":
+        return None
+    return f"not explained: {x.why or x.state}"
+
+
+def parts_table(x: Explanation) -> Table:
+    rows = [
+        [
+            Cell(p.label),
+            Cell(us2(p.ns)),
+            Cell(_share(p.ns, x.sample_ns), "muted" if p.kind == UNACCOUNTED else ""),
+            Cell(p.detail, "muted"),
+        ]
+        for p in x.parts
+    ]
+    return Table(["part, from release to running", "µs", "share", "why"], rows)
+
+
+def headline(x: Explanation) -> str:
+    where = f"{x.metric}: {us2(x.sample_ns)} µs on CPU {x.cpu}"
+    return f"{where} — {x.culprit}"
+
+
+def test_section(run: Run, test: TestRecord) -> list[Block]:
+    """The "Why the worst case" blocks of one test, or none when it has no
+    figure to explain."""
+    rec = test.explain
+    if rec is None:
+        return []
+    out: list[Block] = [Heading(3, f"Why the worst case: {test.id}", f"why-{test.id}")]
+    not_on = state_line(test)
+    if not_on:
+        return out + [Para(not_on, "note")]
+    xs = explanations(run, test)
+    if not xs:
+        out.append(Para("No sample was kept (none above the recorder's floor).", "note"))
+    for x in xs:
+        out.append(Para(headline(x), "lead"))
+        out.append(parts_table(x))
+        out.append(Chart(timeline_svg(x), "the sample's timeline on its CPU"))
+    smallest = min((x.sample_ns for x in xs), default=0)
+    note = (
+        f"Recorder: {rec.source or 'kernel tracer'}, the {rec.keep} worst samples kept "
+        f"({rec.freezes} frozen, {rec.offered} offered); {rec.lost_events} events lost "
+        "over the test."
+    )
+    out.append(Para(note, "note"))
+    if rec.uncaptured and rec.uncaptured_max_ns > smallest:
+        out.append(
+            Para(
+                f"A sample of {us2(rec.uncaptured_max_ns)} µs came while every buffer was busy "
+                "being read: it would have been kept and is not explained.",
+                "warn",
+            )
+        )
+    return out
+
+
+def worst_culprit(run: Run, test: TestRecord) -> str:
+    """The one line for a table: the worst kept sample and its culprit."""
+    not_on = state_line(test)
+    if not_on:
+        return not_on
+    xs = explanations(run, test)
+    if not xs:
+        return "no sample kept"
+    return f"{us2(xs[0].sample_ns)} µs: {xs[0].culprit}"
+
+
+def culprits_table(run: Run) -> list[Block]:
+    """Near the top of a run report: each explained test's worst culprit."""
+    tests = [t for t in run.tests if t.explain is not None]
+    if not tests:
+        return []
+    rows = [[Cell(t.id), Cell(worst_culprit(run, t))] for t in tests]
+    return [
+        Heading(2, "Why the worst cases", "why"),
+        Table(["test", "worst kept sample and what delayed it"], rows),
+    ]
+
+
+def compare_culprits(runs: list[Run], labels: list[str]) -> list[Block]:
+    """A comparison's culprits side by side: a row per explained test."""
+    ids: list[str] = []
+    for r in runs:
+        ids += [t.id for t in r.tests if t.explain is not None and t.id not in ids]
+    if not ids:
+        return []
+    rows = []
+    for tid in ids:
+        row = [Cell(tid)]
+        for r in runs:
+            t = r.test(tid)
+            row.append(Cell(worst_culprit(r, t) if t and t.explain else "—"))
+        rows.append(row)
+    return [
+        Heading(2, "Why the worst cases, side by side", "why"),
+        Table(["test", *labels], rows),
+    ]

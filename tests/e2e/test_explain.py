@@ -1,0 +1,199 @@
+"""The flight recorder and the explanation against known disturbances, as
+root: a SCHED_FIFO hog is named with most of the sample; softirq load is a
+part by name; a SCHED_OTHER busy task is never the culprit; a buffer too
+small to hold the window says incomplete and blames nobody. After each, no
+instance of ours is left and the top-level tracing state is as it was.
+Bounded: every disturbance ends on its own and is killed on leaving."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from probe_run import ProbeRun, rt, run_probe
+from stall_injector import injected_stall
+
+from rtgauge.analysis.explain import (
+    NO_EVENT,
+    NONPREEMPT,
+    SOFTIRQ,
+    SWITCH,
+    TASK,
+    Explanation,
+    explanations,
+)
+from rtgauge.model import bundle_from_records
+from rtgauge.run import Run
+
+CPU = 1 if (os.cpu_count() or 1) > 1 else 0
+PRIO = 90  # the probe's; the hog runs above it
+TRACEFS = Path("/sys/kernel/tracing")
+TOP_LEVEL = ("tracing_on", "current_tracer", "trace_clock", "buffer_size_kb", "set_event")
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the kernel's tracer needs root")
+
+
+def _mounted() -> bool:
+    return (TRACEFS / "trace_clock").exists()
+
+
+def _top_level() -> dict[str, str]:
+    """The top-level tracing state, read through a mount of our own if needs be."""
+    was = _mounted()
+    if not was:
+        subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], check=True)
+    try:
+        return {f: (TRACEFS / f).read_text() for f in TOP_LEVEL}
+    finally:
+        if not was:
+            subprocess.run(["umount", str(TRACEFS)], check=True)
+
+
+def _ours_left() -> list[str]:
+    if not _mounted():
+        return []
+    return [p.name for p in (TRACEFS / "instances").iterdir() if p.name.startswith("rtgauge-")]
+
+
+@contextmanager
+def _untouched() -> Iterator[None]:
+    """The block leaves tracefs as it found it: mounted or not, top level
+    unchanged, no instance of ours."""
+    mounted, before = _mounted(), _top_level()
+    yield
+    assert _ours_left() == []
+    assert _mounted() == mounted
+    assert _top_level() == before
+
+
+def _tmr(*extra: str, ms: int = 3000) -> ProbeRun:
+    r = run_probe(
+        "--tests", "TMR-P-LAT", "--cpus", str(CPU), "--prio", str(PRIO),
+        "--opt", f"TMR-P-LAT.duration_ms={ms}", *extra, timeout=120,
+    )  # fmt: skip
+    if not rt(r):
+        pytest.skip("the probe could not obtain SCHED_FIFO")
+    return r
+
+
+def _explained(r: ProbeRun) -> list[Explanation]:
+    t = r.tests["TMR-P-LAT"]
+    assert t["status"] == "ok", t["reason"]
+    assert t["explain"]["state"] == "on", t["explain"]
+    run = Run.of(bundle_from_records(r.records, "the probe's output"))
+    test = run.test("TMR-P-LAT")
+    assert test is not None
+    return explanations(run, test)
+
+
+@contextmanager
+def _process(code: str, seconds: float) -> Iterator[subprocess.Popen[bytes]]:
+    """A Python process on CPU running code, for at most seconds."""
+    prog = f"import os,time\nos.sched_setaffinity(0,{{{CPU}}})\nEND=time.monotonic()+{seconds}\n"
+    proc = subprocess.Popen([sys.executable, "-c", prog + code])
+    try:
+        time.sleep(0.3)
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
+def test_a_fifo_hog_is_named_with_most_of_the_worst_sample() -> None:
+    with _untouched(), injected_stall(CPU, PRIO + 8, 8, spin_ms=20, every_ms=200) as hog:
+        r = _tmr()
+        if hog.poll() == 2:
+            pytest.skip("the hog could not obtain SCHED_FIFO")
+    worst = _explained(r)[0]
+    assert worst.complete
+    assert worst.culprit_kind == TASK, worst.culprit
+    assert f"/{hog.pid} SCHED_FIFO {PRIO + 8}" in worst.culprit
+    assert int(worst.culprit.split(" %")[0]) >= 50
+    assert sum(p.ns for p in worst.parts) == worst.sample_ns
+
+
+def test_softirq_load_on_the_cpu_is_a_part_by_name() -> None:
+    flood = (
+        "import socket\n"
+        "r=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);r.bind(('127.0.0.1',0));"
+        "r.setblocking(False)\n"
+        "s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);a=r.getsockname();m=b'x'*1024\n"
+        "while time.monotonic()<END:\n"
+        "  for _ in range(64): s.sendto(m,a)\n"
+        "  try:\n"
+        "    while True: r.recv(2048)\n"
+        "  except BlockingIOError: pass\n"
+    )
+    with _untouched(), _process(flood, 8):
+        r = _tmr("--explain-keep", "16")
+    parts = [p for x in _explained(r) for p in x.parts if p.kind == SOFTIRQ]
+    assert any(p.label in ("softirq NET_RX", "softirq NET_TX") for p in parts), parts
+
+
+def test_a_lower_priority_busy_task_is_never_the_culprit() -> None:
+    with _untouched(), _process("while time.monotonic()<END: pass\n", 8) as busy:
+        r = _tmr()
+    xs = _explained(r)
+    assert xs
+    for x in xs:
+        assert str(busy.pid) not in x.culprit, x.culprit
+        assert x.culprit_kind != TASK, x.culprit
+    # it was seen, and not blamed
+    seen = [p for x in xs for p in x.parts if str(busy.pid) in p.label]
+    assert all(p.kind in (NO_EVENT, SWITCH, NONPREEMPT) for p in seen), seen
+
+
+def test_a_buffer_too_small_for_the_window_says_incomplete_and_blames_nobody() -> None:
+    with _untouched():
+        r = _tmr("--explain-buffer-kb", "4", "--explain-lookback-us", "100000", ms=2000)
+    xs = _explained(r)
+    assert xs
+    for x in xs:
+        assert not x.complete
+        assert x.culprit_kind is None
+        assert x.culprit.startswith("incomplete:")
+    assert any(x.lost_events > 0 for x in xs)
+
+
+def test_a_probe_killed_with_sigkill_leaves_instances_the_next_run_removes() -> None:
+    with _untouched():
+        probe = subprocess.Popen(
+            [os.environ.get("RTGAUGE_PROBE", "build/rtgauge-probe"), "--tests", "TMR-P-LAT",
+             "--cpus", str(CPU), "--opt", "TMR-P-LAT.duration_ms=20000"],
+            stdout=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while not _ours_left() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _ours_left(), "the recorder never started"
+        os.killpg(probe.pid, signal.SIGKILL)  # the runner and its test child
+        probe.wait()
+        time.sleep(0.2)
+        left = _ours_left()
+        assert left  # nothing could clean up after SIGKILL
+        run_probe("--tests", "CLK-P-RES", "--quick", timeout=60)  # the janitor's run
+        assert _ours_left() == []
+
+
+def test_without_root_the_record_says_why() -> None:
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    exe = os.environ.get("RTGAUGE_PROBE", "build/rtgauge-probe")
+    out = subprocess.run(
+        [*nobody, exe, "--tests", "TMR-P-LAT", "--quick", "--cpus", str(CPU)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    import json
+
+    rec: dict[str, Any] = next(
+        r for r in map(json.loads, out.stdout.splitlines()) if r.get("record") == "test"
+    )
+    assert rec["explain"]["state"] == "not explained"
+    assert "root" in rec["explain"]["why"]

@@ -1,0 +1,244 @@
+"""The explanation of a worst sample, on hand-made windows: each culprit
+named right, nothing blamed that could not legally delay, parts that add up."""
+
+from __future__ import annotations
+
+from rtgauge.analysis.explain import (
+    IDLE,
+    NO_EVENT,
+    NONPREEMPT,
+    SOFTIRQ,
+    SWITCH,
+    TASK,
+    UNACCOUNTED,
+    WAKE_IRQ,
+    TraceWindow,
+    explain,
+)
+from rtgauge.model import TraceEvent
+
+TID = 500  # the measured thread: SCHED_FIFO 95, kernel prio 4
+ME = dict(pid=TID, prio=4, name="rtgauge-probe")
+
+
+def ev(t: int, kind: str, cur: int, **kw: object) -> TraceEvent:
+    return TraceEvent(t=t, cpu=1, kind=kind, cur=cur, **kw)  # type: ignore[arg-type]
+
+
+def sw(t: int, out: tuple[int, int, str], into: tuple[int, int, str], state: int = 1) -> TraceEvent:
+    """A switch from out to into, each (pid, kernel prio, comm)."""
+    return ev(
+        t,
+        "switch",
+        out[0],
+        pid=out[0],
+        prio=out[1],
+        name=out[2],
+        state=state,
+        pid2=into[0],
+        prio2=into[1],
+        name2=into[2],
+    )
+
+
+PROBE = (TID, 4, "rtgauge-probe")
+
+
+def timer_wakeup(t: int, cur: int, dur: int = 4000) -> list[TraceEvent]:
+    """The local timer interrupt at t that wakes the thread, dur ns long."""
+    return [
+        ev(t, "vec_entry", cur, name="local_timer", num=236),
+        ev(t + 500, "timer_entry", cur, name="hrtimer_wakeup"),
+        ev(t + 1000, "waking", cur, num=1, **ME),
+        ev(t + 1500, "wakeup", cur, num=1, **ME),
+        ev(t + 2000, "timer_exit", cur),
+        ev(t + dur, "vec_exit", cur, name="local_timer", num=236),
+    ]
+
+
+def window(events: list[TraceEvent], sample: int, **kw: object) -> TraceWindow:
+    base: dict[str, object] = dict(
+        metric="timer.wakeup.clock_nanosleep.cpu1",
+        sample_ns=sample,
+        cpu=1,
+        tid=TID,
+        start=-1_000_000,
+        complete=True,
+        lost_events=0,
+        events=tuple(events),
+    )
+    base.update(kw)
+    return TraceWindow(**base)  # type: ignore[arg-type]
+
+
+def test_fifo_hog_is_named_with_most_of_the_sample() -> None:
+    evs = [
+        sw(-900_000, PROBE, (1234, 0, "hog")),
+        *timer_wakeup(2_000, 1234),
+        # the hog keeps the CPU (higher priority) until it sleeps at 400 µs
+        sw(400_000, (1234, 0, "hog"), PROBE),
+    ]
+    x = explain(window(evs, 403_000, policies={1234: "SCHED_FIFO", TID: "SCHED_FIFO"}))
+    assert x.culprit.endswith("blocked by hog/1234 SCHED_FIFO 99")
+    share = int(x.culprit.split(" %")[0])
+    assert share >= 95
+    assert x.culprit_kind == TASK
+    assert sum(p.ns for p in x.parts) == 403_000
+    assert x.wake_at == 3_000 and x.switch_at == 400_000
+    kinds = [p.kind for p in x.parts]
+    assert WAKE_IRQ in kinds and kinds[-1] != UNACCOUNTED
+
+
+def test_lower_priority_busy_task_is_never_the_culprit() -> None:
+    evs = [
+        sw(-500_000, PROBE, (777, 120, "busy")),
+        # the interrupt came 60 µs late while busy ran: no event in between
+        *timer_wakeup(60_000, 777),
+        sw(66_000, (777, 120, "busy"), PROBE, state=0),
+    ]
+    x = explain(window(evs, 67_000, virtual_machine="KVM"))
+    assert "busy" not in x.culprit and "777" not in x.culprit
+    assert x.culprit_kind == NO_EVENT
+    assert "hypervisor" in x.culprit
+    switch = [p for p in x.parts if p.kind == SWITCH]
+    assert switch and "could not legally delay" in switch[0].detail
+    assert sum(p.ns for p in x.parts) == 67_000
+
+
+def test_lower_priority_task_holding_the_cpu_long_blames_the_kernel_not_the_task() -> None:
+    evs = [
+        sw(-500_000, PROBE, (777, 120, "busy")),
+        *timer_wakeup(1_000, 777),
+        sw(300_000, (777, 120, "busy"), PROBE, state=0),
+    ]
+    x = explain(window(evs, 301_000))
+    assert x.culprit_kind == SWITCH
+    assert "busy" not in x.culprit
+    assert "kernel's path to the switch" in x.culprit
+
+
+def test_idle_cpu_on_a_vm_without_events_is_the_hypervisor() -> None:
+    evs = [
+        sw(-900_000, PROBE, (0, 120, "swapper/1")),
+        *timer_wakeup(1_540_000, 0),
+    ]
+    x = explain(
+        window(
+            evs,
+            1_580_000,
+            virtual_machine="KVM",
+            steal_ns=10_000_000,
+            steal_over_ns=100_000_000,
+            idle_exit_ns={0: 0, 1: 2_000},
+        )
+    )
+    parts = {p.label: p for p in x.parts}
+    assert parts["the CPU was idle"].kind == IDLE and parts["the CPU was idle"].ns == 2_000
+    gap = parts["no kernel event at all (the CPU was idle)"]
+    assert gap.kind == NO_EVENT and gap.ns == 1_538_000
+    assert x.culprit.startswith("97 % no kernel event at all: the hypervisor (KVM guest")
+    assert "steal time +10 ms within the 100 ms around it" in x.culprit
+    # untraced switch out of idle: the time after the interrupt is the scheduler's
+    assert any(p.kind == SWITCH and "from idle" in p.label for p in x.parts)
+    assert sum(p.ns for p in x.parts) == 1_580_000
+
+
+def test_softirq_run_at_interrupt_exit_is_named() -> None:
+    evs = [
+        sw(-100_000, PROBE, (888, 120, "sender")),
+        *timer_wakeup(1_000, 888),
+        ev(5_000, "softirq_entry", 888, num=3, name="NET_RX"),
+        ev(85_000, "softirq_exit", 888, num=3, name="NET_RX"),
+        sw(86_000, (888, 120, "sender"), PROBE, state=0),
+    ]
+    x = explain(window(evs, 87_000))
+    net = [p for p in x.parts if p.kind == SOFTIRQ]
+    assert net and net[0].label == "softirq NET_RX" and net[0].ns == 80_000
+    assert x.culprit == "92 % softirq NET_RX"
+
+
+def test_a_window_that_lost_events_blames_nobody() -> None:
+    evs = [*timer_wakeup(1_000, 0)]
+    x = explain(window(evs, 50_000, complete=False, lost_events=312))
+    assert x.culprit == "incomplete: 312 events lost"
+    assert x.culprit_kind is None
+
+
+def test_time_before_the_window_is_unaccounted() -> None:
+    evs = [*timer_wakeup(30_000, 0)]
+    x = explain(window(evs, 40_000, start=20_000, complete=False))
+    assert x.parts[0].kind == UNACCOUNTED and x.parts[0].ns == 20_000
+    assert sum(p.ns for p in x.parts) == 40_000
+
+
+def test_rtos_priorities_count_upwards() -> None:
+    # FreeRTOS: a task of priority 5 ran before the measured one (priority 3)
+    me = dict(pid=TID, prio=3, name="rtg")
+    evs = [
+        ev(0, "vec_entry", 9, name="timer"),
+        ev(100, "waking", 9, num=0, **me),
+        ev(200, "vec_exit", 9, name="timer"),
+        sw(300, (9, 1, "idle"), (42, 5, "hi")),
+        sw(9_000, (42, 5, "hi"), (TID, 3, "rtg")),
+    ]
+    x = explain(window(evs, 9_100, prio_scale="rtos"))
+    assert x.culprit_kind == TASK and "hi (priority 5)" in x.culprit
+
+
+def test_a_softirq_running_at_the_release_delays_the_wake_up_it_does_not_serve_it() -> None:
+    evs = [
+        sw(-100_000, PROBE, (888, 120, "sender")),
+        ev(-5_000, "softirq_entry", 888, num=3, name="NET_RX"),
+        *timer_wakeup(1_000, 888),  # nested in the softirq
+        ev(60_000, "softirq_exit", 888, num=3, name="NET_RX"),
+        sw(61_000, (888, 120, "sender"), PROBE, state=0),
+    ]
+    x = explain(window(evs, 62_000))
+    kinds = {p.label: p.kind for p in x.parts}
+    assert kinds["softirq NET_RX"] == SOFTIRQ
+    assert kinds["local_timer interrupt (the wake-up)"] == WAKE_IRQ
+    assert x.culprit.endswith("softirq NET_RX")
+
+
+def test_a_softirq_begun_after_the_release_and_interrupted_is_not_the_wake_up() -> None:
+    evs = [
+        sw(-100_000, PROBE, (888, 120, "sender")),
+        ev(200, "softirq_entry", 888, num=3, name="NET_RX"),
+        *timer_wakeup(38_000, 888),
+        ev(59_000, "softirq_exit", 888, num=3, name="NET_RX"),
+        sw(62_000, (888, 120, "sender"), PROBE, state=0),
+    ]
+    x = explain(window(evs, 63_000))
+    kinds = {p.label: p.kind for p in x.parts}
+    assert kinds["softirq NET_RX"] == SOFTIRQ
+    assert x.culprit.endswith("softirq NET_RX")
+
+
+def test_a_lower_priority_task_an_interrupt_returned_to_is_non_preemptible_kernel_code() -> None:
+    evs = [
+        sw(-100_000, PROBE, (2686, 120, "pip")),
+        *timer_wakeup(13_000, 2686),
+        ev(306_000, "vec_entry", 2686, name="local_timer", num=236),
+        ev(316_000, "vec_exit", 2686, name="local_timer", num=236),  # back to pip: held
+        sw(542_000, (2686, 120, "pip"), PROBE, state=256),
+    ]
+    x = explain(window(evs, 545_000, preempt_model="none"))
+    assert x.culprit_kind == NONPREEMPT
+    assert "the kernel did not preempt pip/2686 SCHED_OTHER (preemption model none)" in x.culprit
+    assert sum(p.ns for p in x.parts) == 545_000
+
+
+def test_a_work_item_is_its_kworker_s_task_context_not_a_handler() -> None:
+    kworker = (42, 120, "kworker/1:1")
+    evs = [
+        sw(-100_000, PROBE, kworker),
+        ev(-50_000, "work_start", 42, name="vmstat_update"),
+        *timer_wakeup(1_000, 42),
+        ev(150_000, "vec_entry", 42, name="local_timer", num=236),
+        ev(152_000, "vec_exit", 42, name="local_timer", num=236),  # back to the kworker
+        ev(220_000, "work_end", 42, name="vmstat_update"),
+        sw(226_000, kworker, PROBE, state=1),
+    ]
+    x = explain(window(evs, 228_000, preempt_model="none"))
+    assert x.culprit_kind == NONPREEMPT
+    assert "kworker/1:1/42 SCHED_OTHER (work vmstat_update)" in x.culprit

@@ -47,9 +47,10 @@ probe-c11:
 	cmake -S . -B $(C11) -DCMAKE_BUILD_TYPE=Release -DRTG_OSAL=c11 >/dev/null
 	cmake --build $(C11) -j $(JOBS)
 
-# The catalogue as FreeRTOS firmware for QEMU's MPS2 AN385 board (Cortex-M3):
-# the cross toolchain, newlib, QEMU, and cargo, which fetches the kernel's
-# sources (the crates.io package pinned in core/osal/freertos/kernel/).
+# The catalogue as FreeRTOS firmware, one build per board of core/boards
+# (build-freertos/<board>/): the cross toolchain, newlib, QEMU, and cargo,
+# which fetches the kernel's sources (the crates.io package pinned in
+# core/osal/freertos/kernel/).
 deps-freertos:
 	@missing=""; \
 	command -v arm-none-eabi-gcc >/dev/null || missing="$$missing gcc-arm-none-eabi"; \
@@ -62,9 +63,13 @@ deps-freertos:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+BOARDS ?= mps2-an385
 firmware: deps-freertos
-	cmake -S core/osal/freertos -B $(FREERTOS) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-cortex-m3.cmake >/dev/null
-	cmake --build $(FREERTOS) -j $(JOBS)
+	@for b in $(BOARDS); do \
+	  cmake -S core/boards -B $(FREERTOS)/$$b -DRTG_BOARD=$$b \
+	    -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-arm-none-eabi.cmake >/dev/null && \
+	  cmake --build $(FREERTOS)/$$b -j $(JOBS) || exit 1; \
+	done
 
 # Static and cross builds (Debian's musl-tools, gcc-aarch64-linux-gnu,
 # gcc-arm-linux-gnueabihf; qemu-user-static runs the foreign ones in tests).
@@ -153,8 +158,7 @@ test-py:
 	RTGAUGE_PROBE_HOOKS=$(CURDIR)/$(BUILD)/rtgauge-probe-hooks \
 	RTGAUGE_PROBE_ASAN=$(CURDIR)/$(ASAN)/rtgauge-probe \
 	RTGAUGE_PROBE_C11=$(CURDIR)/$(C11)/rtgauge-probe \
-	RTGAUGE_FIRMWARE=$(CURDIR)/$(FREERTOS)/rtgauge-fw.elf \
-	RTGAUGE_FIRMWARE_HOOKS=$(CURDIR)/$(FREERTOS)/rtgauge-fw-hooks.elf \
+	RTGAUGE_FIRMWARE_DIR=$(CURDIR)/$(FREERTOS) \
 	$(VENV)/bin/python -m pytest -q tests
 
 # After an intended change of the reports' output: rewrite the golden files,
@@ -175,7 +179,8 @@ LAB_SET ?= default
 lab: deps deps-qemu probe probe-static venv $(if $(filter rtos,$(LAB_SET)),firmware)
 	$(RTGAUGE) lab --set $(LAB_SET) $(if $(QUICK),--quick) --deadline 100us $(ARGS)
 
-# Every build folder (build/, build-asan/, build-c11/, build-freertos/,
+# Every build folder (build/, build-asan/, build-c11/, build-freertos/ with a
+# folder per board,
 # build-static/, the cross builds, build-fuzz/, a port's build-<name>/),
 # cargo's output beside the FreeRTOS kernel's manifest, and the venv.
 clean:

@@ -29,6 +29,11 @@ BOARDS: dict[str, Board] = {
         "MPS2 AN385 (Cortex-M3, 16 MB heap)",
         ("-machine", "mps2-an385", "-cpu", "cortex-m3"),
     ),
+    "netduinoplus2": Board(
+        "netduinoplus2",
+        "Netduino Plus 2 (STM32F405, Cortex-M4, 128 KB RAM)",
+        ("-machine", "netduinoplus2"),
+    ),
 }
 
 

@@ -175,9 +175,12 @@ soak: deps probe
 
 # This machine, Debian 6.1 vanilla and PREEMPT_RT under QEMU, compared.
 LAB_SET ?= default
-# LAB_SET=rtos: this machine's Linux and FreeRTOS on the emulated board.
+# LAB_SET=rtos: this machine's Linux and FreeRTOS on an emulated board
+# (BOARD=netduinoplus2 for the 128 KB one; MPS2 AN385 by default).
+BOARD ?=
 lab: deps deps-qemu probe probe-static venv $(if $(filter rtos,$(LAB_SET)),firmware)
-	$(RTGAUGE) lab --set $(LAB_SET) $(if $(QUICK),--quick) --deadline 100us $(ARGS)
+	$(RTGAUGE) lab --set $(LAB_SET) $(if $(BOARD),--board $(BOARD)) $(if $(QUICK),--quick) \
+	  --deadline 100us $(ARGS)
 
 # Every build folder (build/, build-asan/, build-c11/, build-freertos/ with a
 # folder per board,

@@ -63,7 +63,7 @@ deps-freertos:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-BOARDS ?= mps2-an385 netduinoplus2
+BOARDS ?= mps2-an385 netduinoplus2 nucleo-f401re
 firmware: deps-freertos
 	@for b in $(BOARDS); do \
 	  cmake -S core/boards -B $(FREERTOS)/$$b -DRTG_BOARD=$$b \

@@ -380,15 +380,22 @@ def _objdump_sections(elf: Path) -> dict[str, tuple[int, int, int]]:
     return found
 
 
-def test_data_is_loaded_in_flash_and_runs_in_ram_within_128k() -> None:
-    sections = _objdump_sections(_firmware(board=SMALL))
+@pytest.mark.parametrize(
+    "board, flash, ram", [(SMALL, 1 << 20, RAM_128K), ("nucleo-f401re", 512 << 10, 96 << 10)]
+)
+def test_data_is_loaded_in_flash_and_runs_in_ram_within_the_part(
+    board: str, flash: int, ram: int
+) -> None:
+    elf = find_firmware(ROOT, board)  # the Nucleo's is built, not run: no QEMU machine
+    sections = _objdump_sections(elf)
     size, vma, lma = sections[".data"]
-    assert 0x08000000 <= lma < 0x08000000 + 1024 * 1024  # loaded in flash
-    assert 0x20000000 <= vma < 0x20000000 + RAM_128K  # runs in RAM
+    assert 0x08000000 <= lma < 0x08000000 + flash  # loaded in flash
+    assert 0x20000000 <= vma < 0x20000000 + ram  # runs in RAM
     text_size, text_vma, _ = sections[".text"]
     assert text_vma == 0x08000000 and lma >= text_vma + text_size
+    assert lma + size <= 0x08000000 + flash
     ram_end = max(v + s for n, (s, v, _) in sections.items() if 0x20000000 <= v < 0x30000000)
-    assert ram_end <= 0x20000000 + RAM_128K
+    assert ram_end <= 0x20000000 + ram
 
 
 @pytest.mark.parametrize(

@@ -218,6 +218,9 @@ def test_the_factory_knows_the_board_and_its_options() -> None:
     unknown = parser().parse_args(["run", "--target", "freertos-qemu", "--board", "nope"])
     with pytest.raises(UsageError, match="--board 'nope': unknown board"):
         registry.make_target("freertos-qemu", unknown)
+    silicon = parser().parse_args(["run", "--target", "freertos-qemu", "--board", "nucleo-f401re"])
+    with pytest.raises(UsageError, match="no QEMU machine models it"):
+        registry.make_target("freertos-qemu", silicon)
 
 
 def test_an_icount_run_is_labelled_virtual_time_and_never_ranked(

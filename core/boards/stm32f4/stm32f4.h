@@ -34,6 +34,17 @@ struct stm32f4_clocks {
     uint32_t flash_wait_states;
 };
 
+/* What an STM32F4 board says of itself (its board.c defines stm32f4_board);
+ * the rest of the board's part is shared (board_parts.c). */
+struct stm32f4_board {
+    struct stm32f4_clocks clocks;
+    struct stm32_usart *usart; /* the record USART, 115200 8N1 */
+    bool usart_on_apb2;        /* its bus, and its enable bit there */
+    unsigned usart_enable_bit;
+    unsigned tx_pin, rx_pin; /* on GPIOA, alternate function 7 */
+};
+extern const struct stm32f4_board stm32f4_board;
+
 /* Sets the tree up, each wait bounded. Returns the core clock reached and
  * says how in *how: the PLL as asked; HSI alone when the crystal did not
  * start; or, when the RCC reads as all zeros (no part resets it so: an

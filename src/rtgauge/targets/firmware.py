@@ -20,7 +20,7 @@ DEFAULT_BOARD = "mps2-an385"
 class Board:
     name: str
     title: str  # for the target's name and the lab sets
-    qemu: tuple[str, ...]  # QEMU's machine options when the board is emulated
+    qemu: tuple[str, ...]  # QEMU's machine options; () when no QEMU machine models it
 
 
 BOARDS: dict[str, Board] = {
@@ -33,6 +33,11 @@ BOARDS: dict[str, Board] = {
         "netduinoplus2",
         "Netduino Plus 2 (STM32F405, Cortex-M4, 128 KB RAM)",
         ("-machine", "netduinoplus2"),
+    ),
+    "nucleo-f401re": Board(
+        "nucleo-f401re",
+        "Nucleo-F401RE (STM32F401RE, Cortex-M4, 96 KB RAM)",
+        (),  # the part only, in a lab (docs/lab.md)
     ),
 }
 

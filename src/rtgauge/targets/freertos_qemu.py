@@ -114,7 +114,13 @@ class FreeRTOSBoard(Target):
             raise UsageError("--icount: the shift must be 0..10")
         if getattr(args, "cpus", None) is not None:
             raise UsageError("--cpus: the FreeRTOS board has one CPU")
-        self._board = board_named(getattr(args, "board", None) or DEFAULT_BOARD).name
+        board = board_named(getattr(args, "board", None) or DEFAULT_BOARD)
+        if not board.qemu:
+            raise UsageError(
+                f"--board {board.name}: no QEMU machine models it; run it on the board in a "
+                "labgrid lab (docs/lab.md)"
+            )
+        self._board = board.name
         self._opts: BoardOptions | None = None
         self._run = BoardRun()
 

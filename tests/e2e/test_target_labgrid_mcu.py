@@ -165,7 +165,14 @@ def test_ctrl_c_during_an_mcu_run_releases_the_place(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env
     )
     end = time.monotonic() + 240
-    while not any("CLK-P-RES" in p.read_text() for p in tmp_path.glob("*/*.partial.jsonl")):
+    def first_test_stored() -> bool:
+        return any(
+            '"record": "test"' in line and '"CLK-P-RES"' in line
+            for p in tmp_path.glob("*/*.partial.jsonl")
+            for line in p.read_text().splitlines()
+        )
+
+    while not first_test_stored():
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < end, "the first record never came"
         time.sleep(0.2)

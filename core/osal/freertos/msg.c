@@ -34,14 +34,15 @@ struct rtg_msg_chan {
 };
 
 /* The default capacity, fewer where the heap is small: the queue takes at
- * most half of the largest free block, and holds 2 items at least (the
- * channel's caps say what was granted). */
+ * most an eighth of the largest free block (a test opens two channels and
+ * keeps samples beside them), and holds 2 items at least (the channel's
+ * caps say what was granted). */
 static size_t default_capacity(size_t msg_size)
 {
     size_t free_bytes, largest, item = sizeof(struct item_head) + msg_size;
     size_t cap = DEFAULT_CAPACITY;
-    if (rtg_mem_available(&free_bytes, &largest) == 0 && cap * item > largest / 2)
-        cap = largest / 2 / item;
+    if (rtg_mem_available(&free_bytes, &largest) == 0 && cap * item > largest / 8)
+        cap = largest / 8 / item;
     return cap < 2 ? 2 : cap;
 }
 

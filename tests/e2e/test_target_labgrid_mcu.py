@@ -165,6 +165,7 @@ def test_ctrl_c_during_an_mcu_run_releases_the_place(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env
     )
     end = time.monotonic() + 240
+
     def first_test_stored() -> bool:
         return any(
             '"record": "test"' in line and '"CLK-P-RES"' in line

@@ -58,9 +58,10 @@ probe-c11:
 	cmake -S . -B $(C11) -DCMAKE_BUILD_TYPE=Release -DRTG_OSAL=c11 >/dev/null
 	cmake --build $(C11) -j $(JOBS)
 
-# The catalogue as FreeRTOS firmware for QEMU's MPS2 AN385 board (Cortex-M3):
-# the cross toolchain, newlib, QEMU, and cargo, which fetches the kernel's
-# sources (the crates.io package pinned in core/osal/freertos/kernel/).
+# The catalogue as FreeRTOS firmware, one build per board of core/boards
+# (build-freertos/<board>/): the cross toolchain, newlib, QEMU, and cargo,
+# which fetches the kernel's sources (the crates.io package pinned in
+# core/osal/freertos/kernel/).
 deps-freertos:
 	$(call apt_install_missing, \
 	  $(call need,command -v arm-none-eabi-gcc >/dev/null,gcc-arm-none-eabi) \
@@ -68,9 +69,13 @@ deps-freertos:
 	  $(call need,command -v qemu-system-arm >/dev/null,qemu-system-arm) \
 	  $(call need,command -v cargo >/dev/null || [ -x "$$HOME/.cargo/bin/cargo" ],cargo))
 
+BOARDS ?= mps2-an385 netduinoplus2 nucleo-f401re
 firmware: deps-freertos
-	cmake -S core/osal/freertos -B $(FREERTOS) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-cortex-m3.cmake >/dev/null
-	cmake --build $(FREERTOS) -j $(JOBS)
+	@for b in $(BOARDS); do \
+	  cmake -S core/boards -B $(FREERTOS)/$$b -DRTG_BOARD=$$b \
+	    -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-arm-none-eabi.cmake >/dev/null && \
+	  cmake --build $(FREERTOS)/$$b -j $(JOBS) || exit 1; \
+	done
 
 # Static and cross builds (Debian's musl-tools, gcc-aarch64-linux-gnu,
 # gcc-arm-linux-gnueabihf; qemu-user-static runs the foreign ones in tests).
@@ -142,8 +147,7 @@ test-py:
 	RTGAUGE_PROBE_HOOKS=$(CURDIR)/$(BUILD)/rtgauge-probe-hooks \
 	RTGAUGE_PROBE_ASAN=$(CURDIR)/$(ASAN)/rtgauge-probe \
 	RTGAUGE_PROBE_C11=$(CURDIR)/$(C11)/rtgauge-probe \
-	RTGAUGE_FIRMWARE=$(CURDIR)/$(FREERTOS)/rtgauge-fw.elf \
-	RTGAUGE_FIRMWARE_HOOKS=$(CURDIR)/$(FREERTOS)/rtgauge-fw-hooks.elf \
+	RTGAUGE_FIRMWARE_DIR=$(CURDIR)/$(FREERTOS) \
 	$(VENV)/bin/python -m pytest -q tests
 
 # After an intended change of the reports' output: rewrite the golden files,
@@ -160,11 +164,15 @@ soak: deps probe
 
 # This machine, Debian 6.1 vanilla and PREEMPT_RT under QEMU, compared.
 LAB_SET ?= default
-# LAB_SET=rtos: this machine's Linux and FreeRTOS on the emulated board.
+# LAB_SET=rtos: this machine's Linux and FreeRTOS on an emulated board
+# (BOARD=netduinoplus2 for the 128 KB one; MPS2 AN385 by default).
+BOARD ?=
 lab: deps deps-qemu probe probe-static venv $(if $(filter rtos,$(LAB_SET)),firmware)
-	$(RTGAUGE) lab --set $(LAB_SET) $(if $(QUICK),--quick) --deadline 100us $(ARGS)
+	$(RTGAUGE) lab --set $(LAB_SET) $(if $(BOARD),--board $(BOARD)) $(if $(QUICK),--quick) \
+	  --deadline 100us $(ARGS)
 
-# Every build folder (build/, build-asan/, build-c11/, build-freertos/,
+# Every build folder (build/, build-asan/, build-c11/, build-freertos/ with a
+# folder per board,
 # build-static/, the cross builds, build-fuzz/, a port's build-<name>/),
 # cargo's output beside the FreeRTOS kernel's manifest, and the venv.
 clean:

@@ -25,7 +25,8 @@ void rtg_test_record_open(struct rtg_ctx *ctx)
 void rtg_test_record_free(struct rtg_ctx *ctx)
 {
     for (size_t i = 0; i < ctx->n_metrics; i++) {
-        rtg_metric_free(ctx->metrics[i]);
+        if (ctx->metrics[i])
+            rtg_metric_free(ctx->metrics[i]);
         free(ctx->metrics[i]);
     }
     free(ctx->metrics);
@@ -206,8 +207,16 @@ void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, d
     rtg_json_knum(j, "duration_ms", floor(duration_ms * 1000.0 + 0.5) / 1000.0);
     rtg_json_key(j, "metrics");
     rtg_json_arr_begin(j);
-    for (size_t i = 0; i < ctx->n_metrics; i++)
+    /* Each figure set is freed once written: a board's small heap then
+     * holds the figures or their text, never both at once. */
+    for (size_t i = 0; i < ctx->n_metrics; i++) {
+        if (!ctx->metrics[i])
+            continue;
         rtg_metric_emit(ctx->metrics[i], j);
+        rtg_metric_free(ctx->metrics[i]);
+        free(ctx->metrics[i]);
+        ctx->metrics[i] = NULL;
+    }
     rtg_json_arr_end(j);
     close_into(j, "verdicts", &ctx->verdicts, true);
     close_into(j, "series", &ctx->series, true);

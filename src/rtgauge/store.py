@@ -76,6 +76,12 @@ class RunWriter:
         if self.bundle is not None:
             self.bundle.target = target
 
+    def add_to_system(self, facts: Record) -> None:
+        """Facts the target learned only at the end, merged into the system
+        record: new keys only, an object's into the object of that name."""
+        if self.bundle is not None and facts:
+            _merge_new(self.bundle.system, facts)
+
     def add(self, record: Record) -> None:
         try:
             if record["record"] == "system":
@@ -139,6 +145,14 @@ class RunWriter:
         self.bundle.path = path
         index_run(self.results, self.bundle)
         return path
+
+
+def _merge_new(into: dict[str, Any], facts: dict[str, Any]) -> None:
+    for key, value in facts.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge_new(into[key], value)
+        elif key not in into:
+            into[key] = value
 
 
 COLUMNS = (

@@ -82,12 +82,15 @@ def exporter_config(ssh_port: int, user: str, power_url: str | None) -> str:
 
 
 @contextmanager
-def labgrid_lab(ssh_port: int, user: str = "root", power_url: str | None = None) -> Iterator[Lab]:
+def labgrid_lab(
+    ssh_port: int, user: str = "root", power_url: str | None = None, extra_groups: str = ""
+) -> Iterator[Lab]:
+    """extra_groups: more exporter groups (YAML), e.g. a microcontroller board's."""
     d = Path(tempfile.mkdtemp(prefix="rtgauge-labgrid-"))
     port = free_port()
     address = f"127.0.0.1:{port}"
     env = {**os.environ, "LG_COORDINATOR": address, "LG_HOSTNAME": "rtgauge-test"}
-    (d / "exporter.yaml").write_text(exporter_config(ssh_port, user, power_url))
+    (d / "exporter.yaml").write_text(exporter_config(ssh_port, user, power_url) + extra_groups)
     procs: list[subprocess.Popen[bytes]] = []
     try:
         with open(d / "coordinator.log", "wb") as log:

@@ -1,6 +1,8 @@
-"""The freertos-qemu target's host side, against a fake QEMU: how boots are
-joined into one run (one system record, an end record counted over every
-boot), what a restart passes on, and how a silent or bad board ends."""
+"""The freertos-qemu target's host side, against a fake QEMU: the arguments
+sent over the console once the board says READY, how boots are joined into
+one run (one system record, an end record counted over every boot), what a
+restart passes on, what the MEMORY lines add to the system record, and how
+a silent or bad board ends."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ from typing import Any
 import pytest
 
 from rtgauge.errors import UsageError
+from rtgauge.targets.firmware import board_named, build_failure
 from rtgauge.targets.freertos_qemu import BoardOptions, BoardRun, qemu_command, run_on_board
+from rtgauge.targets.fw_session import args_line, system_additions
 
 SYSTEM = json.dumps({"record": "system", "schema_version": 1})
 
@@ -23,7 +27,8 @@ def _test(tid: str, status: str) -> str:
 
 
 def _fake_qemu(tmp_path: Path, boots: list[list[str]], monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A qemu-system-arm that prints the next boot's lines and logs its arguments."""
+    """A qemu-system-arm that prints the next boot's lines, logs its arguments,
+    and after the first READY line logs what arrives on its console (stdin)."""
     script = tmp_path / "qemu-system-arm"
     lines = json.dumps(boots)
     script.write_text(
@@ -32,8 +37,11 @@ def _fake_qemu(tmp_path: Path, boots: list[list[str]], monkeypatch: pytest.Monke
         f"d = pathlib.Path({str(tmp_path)!r})\n"
         "n = len(list(d.glob('args-*')))\n"
         "(d / f'args-{n}').write_text(json.dumps(sys.argv[1:]))\n"
+        "asked = 0\n"
         f"for line in json.loads({lines!r})[n]:\n"
         "    print(line, flush=True)\n"
+        "    if line.endswith('READY') and not asked:\n"
+        "        asked = (d / f'console-{n}').write_text(sys.stdin.readline())\n"
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
@@ -42,9 +50,8 @@ def _fake_qemu(tmp_path: Path, boots: list[list[str]], monkeypatch: pytest.Monke
     return fw
 
 
-def _semihosting_args(tmp_path: Path, boot: int) -> str:
-    argv: list[str] = json.loads((tmp_path / f"args-{boot}").read_text())
-    return argv[argv.index("-semihosting-config") + 1]
+def _console(tmp_path: Path, boot: int) -> str:
+    return (tmp_path / f"console-{boot}").read_text()
 
 
 def test_boots_after_a_restart_become_one_run(
@@ -53,10 +60,11 @@ def test_boots_after_a_restart_become_one_run(
     fw = _fake_qemu(
         tmp_path,
         [
-            ["@RTG@ BEGIN", "@RTG@ PLAN A-B-X,C-P-Y", f"@RTG@ {SYSTEM}",
+            ["@RTG@ BEGIN", "@RTG@ READY", "@RTG@ PLAN A-B-X,C-P-Y", f"@RTG@ {SYSTEM}",
              "noise from the board", f"@RTG@ {_test('A-B-X', 'error')}", "@RTG@ RESTART"],
-            ["@RTG@ BEGIN", "@RTG@ PLAN C-P-Y", f"@RTG@ {SYSTEM}", f"@RTG@ {_test('C-P-Y', 'ok')}",
-             '@RTG@ {"record": "end", "tests": 1}', "@RTG@ EXIT 0"],
+            ["@RTG@ BEGIN", "@RTG@ READY", "@RTG@ PLAN C-P-Y", f"@RTG@ {SYSTEM}",
+             f"@RTG@ {_test('C-P-Y', 'ok')}", '@RTG@ {"record": "end", "tests": 1}',
+             "@RTG@ EXIT 0"],
         ],
         monkeypatch,
     )  # fmt: skip
@@ -66,7 +74,8 @@ def test_boots_after_a_restart_become_one_run(
     end = records[-1]
     assert (end["tests"], end["passed"], end["errors"], end["status"]) == (2, 1, 1, "complete")
     assert run.boots == 2 and run.restarts == ["A-B-X"] and run.exit_code == 3
-    assert "arg=--tests,arg=C-P-Y" in _semihosting_args(tmp_path, 1)
+    assert _console(tmp_path, 0) == "ARGS --quick --fw-qemu tcg\n"
+    assert _console(tmp_path, 1) == "ARGS --quick --tests C-P-Y --fw-qemu tcg\n"
 
 
 def test_one_boot_passes_its_own_end_record_and_exit_code(
@@ -75,15 +84,15 @@ def test_one_boot_passes_its_own_end_record_and_exit_code(
     end = '{"record": "end", "tests": 1, "exit_code": 1}'
     fw = _fake_qemu(
         tmp_path,
-        [["@RTG@ BEGIN", f"@RTG@ {SYSTEM}", f"@RTG@ {_test('A-B-X', 'fail')}", f"@RTG@ {end}",
-          "@RTG@ EXIT 1"]],
+        [["@RTG@ BEGIN", "@RTG@ READY", "@RTG@ READY", f"@RTG@ {SYSTEM}",
+          f"@RTG@ {_test('A-B-X', 'fail')}", f"@RTG@ {end}", "@RTG@ EXIT 1"]],
         monkeypatch,
     )  # fmt: skip
     run = BoardRun()
     lines = list(run_on_board(BoardOptions(fw, icount=4), ["--tests", "A-*,B-*"], run))
     assert json.loads(lines[-1]) == json.loads(end) and run.exit_code == 1
-    semi = _semihosting_args(tmp_path, 0)
-    assert "arg=A-*,,B-*" in semi  # QEMU's escaping of a comma
+    assert _console(tmp_path, 0) == "ARGS --tests A-*,B-* --fw-qemu icount:4\n"
+    assert not (tmp_path / "console-1").exists()
     argv = json.loads((tmp_path / "args-0").read_text())
     assert argv[argv.index("-icount") + 1] == "shift=4,sleep=off"
 
@@ -92,7 +101,16 @@ def test_a_usage_error_of_the_firmware_is_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fw = _fake_qemu(
-        tmp_path, [["@RTG@ ERROR --tests: no test matches 'Z'", "@RTG@ EXIT 2"]], monkeypatch
+        tmp_path,
+        [
+            [
+                "@RTG@ BEGIN",
+                "@RTG@ READY",
+                "@RTG@ ERROR --tests: no test matches 'Z'",
+                "@RTG@ EXIT 2",
+            ]
+        ],
+        monkeypatch,
     )
     run = BoardRun()
     assert list(run_on_board(BoardOptions(fw), ["--tests", "Z"], run)) == []
@@ -104,7 +122,7 @@ def test_a_board_that_ends_mid_run_keeps_what_arrived(
 ) -> None:
     fw = _fake_qemu(
         tmp_path,
-        [["@RTG@ BEGIN", "@RTG@ PLAN A-B-X,C-P-Y", f"@RTG@ {SYSTEM}",
+        [["@RTG@ BEGIN", "@RTG@ READY", "@RTG@ PLAN A-B-X,C-P-Y", f"@RTG@ {SYSTEM}",
           f"@RTG@ {_test('A-B-X', 'pass')}"]],
         monkeypatch,
     )  # fmt: skip
@@ -124,11 +142,60 @@ def test_silence_before_boot_is_a_clear_error(
     assert run.exit_code == 3 and run.error and "did not boot" in run.error
 
 
-def test_the_command_line_reaches_semihosting_escaped(tmp_path: Path) -> None:
-    cmd = qemu_command("qemu", BoardOptions(tmp_path / "fw.elf"), ["--opt", "X.k=a,b"])
-    semi = cmd[cmd.index("-semihosting-config") + 1]
-    assert semi == "enable=on,target=native,arg=rtgauge-fw,arg=--opt,arg=X.k=a,,b"
+def test_qemu_gets_the_console_on_stdio_and_semihosting_for_the_end(tmp_path: Path) -> None:
+    cmd = qemu_command("qemu", BoardOptions(tmp_path / "fw.elf"))
+    assert cmd[cmd.index("-semihosting-config") + 1] == "enable=on,target=native"
+    assert cmd[cmd.index("-serial") + 1] == "stdio"
     assert "-icount" not in cmd and cmd[1:5] == ["-machine", "mps2-an385", "-cpu", "cortex-m3"]
+    other = qemu_command("qemu", BoardOptions(tmp_path / "fw.elf", board="netduinoplus2"))
+    assert other[1:3] == ["-machine", "netduinoplus2"]
+
+
+def test_the_arguments_line_is_checked_before_anything_starts() -> None:
+    assert args_line(["--tests", "A-*,B-*"]) == b"ARGS --tests A-*,B-*\n"
+    with pytest.raises(UsageError, match="without spaces"):
+        args_line(["--opt", "X.k=a b"])
+    with pytest.raises(UsageError, match="holds 1023 characters"):
+        args_line(["--tests", "X" * 1100])
+    with pytest.raises(UsageError, match="unknown board"):
+        board_named("stm32-nope")
+
+
+def test_memory_lines_become_the_board_s_stacks_in_the_system_record() -> None:
+    run = BoardRun()
+    first = {
+        "heap_free_min_bytes": 900,
+        "stacks": {
+            "runner": {"stack_bytes": 10240, "used_bytes": 8000},
+            "tests": {"A-B-X": {"body": {"stack_bytes": 10240, "used_bytes": 5000}, "threads": 0}},
+        },
+    }
+    second = {
+        "heap_free_min_bytes": 1200,
+        "stacks": {
+            "runner": {"stack_bytes": 10240, "used_bytes": 8100},
+            "tests": {"C-P-Y": {"body": {"stack_bytes": 10240, "used_bytes": 5100}, "threads": 2}},
+        },
+    }
+    run.memory += [first, second]  # fmt: skip
+    board = system_additions(run)["board"]
+    assert board["heap_free_min_bytes"] == 900  # the lowest of every boot
+    assert board["stacks"]["runner"]["used_bytes"] == 8100  # the deepest of every boot
+    assert set(board["stacks"]["tests"]) == {"A-B-X", "C-P-Y"}
+    assert system_additions(BoardRun()) == {}
+
+
+def test_a_firmware_that_does_not_fit_names_the_region_and_the_overflow() -> None:
+    import subprocess
+
+    out = (
+        "[ 98%] Linking C executable rtgauge-fw.elf\n"
+        "/usr/bin/ld: rtgauge-fw.elf section `.bss' will not fit in region `RAM'\n"
+        "/usr/bin/ld: region `RAM' overflowed by 2296 bytes\n"
+        "collect2: error: ld returned 1 exit status\n"
+    )
+    proc = subprocess.CompletedProcess(["cmake"], 2, stdout=out, stderr="")
+    assert build_failure(proc) == "/usr/bin/ld: region `RAM' overflowed by 2296 bytes"
 
 
 def test_the_factory_knows_the_board_and_its_options() -> None:
@@ -142,9 +209,18 @@ def test_the_factory_knows_the_board_and_its_options() -> None:
     described = board.describe()
     assert described["kind"] == "freertos-qemu" and described["emulated"] is True
     assert described["icount_shift"] == 4 and described["virtualised"] is False
+    assert described["board"] == "mps2-an385"
     bad = parser().parse_args(["run", "--target", "freertos-qemu", "--cpus", "1"])
     with pytest.raises(UsageError, match="one CPU"):
         registry.make_target("freertos-qemu", bad)
+    other = parser().parse_args(["run", "--target", "freertos-qemu", "--board", "netduinoplus2"])
+    assert registry.make_target("freertos-qemu", other).describe()["board"] == "netduinoplus2"
+    unknown = parser().parse_args(["run", "--target", "freertos-qemu", "--board", "nope"])
+    with pytest.raises(UsageError, match="--board 'nope': unknown board"):
+        registry.make_target("freertos-qemu", unknown)
+    silicon = parser().parse_args(["run", "--target", "freertos-qemu", "--board", "nucleo-f401re"])
+    with pytest.raises(UsageError, match="no QEMU machine models it"):
+        registry.make_target("freertos-qemu", silicon)
 
 
 def test_an_icount_run_is_labelled_virtual_time_and_never_ranked(

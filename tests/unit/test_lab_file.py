@@ -103,6 +103,7 @@ def test_machine_keys(spec: str, machine: str) -> None:
             "either target or places",
         ),
         ("[[target]]\nplaces = 'rpi4'\n", "places must be a table of tags"),
+        ("[[target]]\ntarget = 'freertos-qemu'\nboard = 'nope'\n", "--board 'nope': unknown board"),
     ],
 )
 def test_bad_files(cli: Any, tmp_path: Path, text: str, message: str) -> None:
@@ -136,3 +137,23 @@ def test_prefixed_lines() -> None:
     stream.write("CLK-P-RES ok\n")
     assert out.getvalue() == "[rpi-1]   3.0s rpi: 2 tests\n[rpi-1]   3.1s [1/2] CLK-P-RES ok\n"
     assert not stream.isatty()
+
+
+def test_the_rtos_set_takes_a_board() -> None:
+    from rtgauge.cli.lab import lab_sets
+    from rtgauge.cli.lab_file import entries_from_set
+    from rtgauge.targets.registry import make_target
+
+    args = parser().parse_args(["lab", "--set", "rtos", "--board", "netduinoplus2"])
+    entries = entries_from_set(lab_sets()["rtos"], "--set rtos")
+    board = next(e for e in entries if e.target == "freertos-qemu")
+    described = make_target(board.target, apply(args, board)).describe()
+    assert described["board"] == "netduinoplus2" and described["icount_shift"] == 4
+    plain = parser().parse_args(["lab", "--set", "rtos"])
+    assert make_target(board.target, apply(plain, board)).describe()["board"] == "mps2-an385"
+
+
+def test_a_lab_with_an_unknown_board_is_exit_2(cli: Any, tmp_path: Path) -> None:
+    code, _, err = cli("lab", "--set", "rtos", "--board", "nope", "--results-dir", str(tmp_path))
+    assert code == 2 and "unknown board" in err and len(err.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())

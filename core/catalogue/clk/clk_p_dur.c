@@ -7,10 +7,11 @@
 #include "rtg/osal.h"
 #include "rtg/osal_sys.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 #include "clk_gaps.h"
 
 #define MAX_KEPT 1000000 /* gaps kept (time, duration) for the tick analysis */
-#define MIN_KEPT 10000   /* a small board keeps fewer: at least this many */
+#define MIN_KEPT 64      /* halving stops here: a board short of memory keeps fewer */
 #define TICK_MIN_NS 900000ull   /* HZ up to ~1100 */
 #define TICK_MAX_NS 10500000ull /* HZ down to ~95 */
 #define TICK_BIN_NS 20000ull
@@ -63,7 +64,11 @@ static int run(struct rtg_ctx *ctx)
     struct rtg_metric *thr = rtg_metric_new(ctx, "clock.gap.throttled");
     uint64_t *at = NULL, *dur = NULL, *when = NULL;
     int *owner = NULL;
-    size_t max_kept = MAX_KEPT; /* halved until the buffers fit (an RTOS board's RAM) */
+    /* As many as a board's heap holds (the record says so), then halved
+     * until the four buffers are found. */
+    size_t fitted = (size_t)rtg_fit_count(ctx, "gaps kept", MAX_KEPT,
+                                          3 * sizeof *at + sizeof *owner, RTG_FIT_RESERVE);
+    size_t max_kept = fitted;
     for (; max_kept >= MIN_KEPT; max_kept /= 2) {
         at = malloc(max_kept * sizeof *at);     /* ns since the first read */
         dur = malloc(max_kept * sizeof *dur);   /* ns */
@@ -184,9 +189,9 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_kuint(info, "throttle_threshold_ns", throttle_ns);
     if (lost)
         rtg_json_kuint(info, "gaps_not_kept", lost);
-    if (max_kept < MAX_KEPT)
-        rtg_note(ctx, "memory for %zu gaps only (not %d): later gaps are counted, not kept",
-                 max_kept, MAX_KEPT);
+    if (max_kept < fitted)
+        rtg_note(ctx, "memory for %zu gaps only (not %zu): later gaps are counted, not kept",
+                 max_kept, fitted);
     if (thr->stats.count)
         rtg_note(ctx, "%llu gap(s) of %llu ms or more: RT throttling or a stalled virtual CPU, "
                       "reported apart (clock.gap.throttled)",

@@ -21,6 +21,44 @@ bool rtg_fault_is(const struct rtg_ctx *ctx, const char *name)
     return strcmp(rtg_opt_enum(ctx, "fault"), name) == 0;
 }
 
+static int64_t fit(struct rtg_ctx *ctx, const char *what, int64_t want, size_t unit,
+                   size_t reserve, bool one_block)
+{
+    size_t free_bytes, largest;
+    if (want <= 0 || unit == 0 || rtg_mem_available(&free_bytes, &largest))
+        return want;
+    size_t room = free_bytes > reserve ? free_bytes - reserve : 0;
+    room -= room / 8; /* an eighth left over: calls the test makes beside them */
+    if (one_block && largest < room)
+        room = largest;
+    int64_t n = (int64_t)(room / unit);
+    if (n >= want)
+        return want;
+    rtg_fit_note(ctx, what, want, n);
+    return n;
+}
+
+void rtg_fit_note(struct rtg_ctx *ctx, const char *what, int64_t want, int64_t got)
+{
+    size_t free_bytes = 0, largest;
+    if (rtg_mem_available(&free_bytes, &largest))
+        free_bytes = 0;
+    rtg_note(ctx, "%s = %lld reduced to %lld: %zu KB of heap", what, (long long)want,
+             (long long)got, free_bytes / 1024);
+}
+
+int64_t rtg_fit_count(struct rtg_ctx *ctx, const char *what, int64_t want, size_t unit,
+                      size_t reserve)
+{
+    return fit(ctx, what, want, unit, reserve, false);
+}
+
+int64_t rtg_fit_array(struct rtg_ctx *ctx, const char *what, int64_t want, size_t unit,
+                      size_t reserve)
+{
+    return fit(ctx, what, want, unit, reserve, true);
+}
+
 void rtg_ev_reset(struct rtg_evlog *l)
 {
     memset(l->ev, 0, sizeof l->ev);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "rtg/json.h"
+#include "rtg/metric.h"
 #include "rtg/osal.h"
 #include "rtg/test.h"
 
@@ -32,6 +33,24 @@ bool rtg_fault_is(const struct rtg_ctx *ctx, const char *name);
 
 /* A metric's params: {key: v} (a figure set's one varying parameter). */
 void rtg_metric_params_int(struct rtg_metric *m, const char *key, int64_t v);
+
+/* Sizes that fit a board's one heap. Where memory is bounded
+ * (rtg_mem_available), how many of want units fit in seven eighths of
+ * the heap free now less reserve (what the test needs beside them,
+ * RTG_FIT_RESERVE and its own); want elsewhere. When fewer fit, the record says so:
+ * "<what> = <want> reduced to <n>: <free> KB of heap". rtg_fit_count takes
+ * units allocated one by one (threads: unit from rtg_thread_mem_bytes),
+ * rtg_fit_array one block of them (it must fit the largest free block).
+ * The result may be 0: the test says what it cannot run. */
+#define RTG_FIT_RESERVE (12u * 1024u) /* the record, its notes, the test's own */
+/* What one figure set takes at most (its histogram, its blocks of maxima). */
+#define RTG_METRIC_BYTES (sizeof(struct rtg_metric) + sizeof(struct rtg_blocks) + 64u)
+int64_t rtg_fit_count(struct rtg_ctx *ctx, const char *what, int64_t want, size_t unit,
+                      size_t reserve);
+int64_t rtg_fit_array(struct rtg_ctx *ctx, const char *what, int64_t want, size_t unit,
+                      size_t reserve);
+/* The note of a size a test reduced itself to fit the heap (same words). */
+void rtg_fit_note(struct rtg_ctx *ctx, const char *what, int64_t want, int64_t got);
 
 /* Who ran when: one letter per event, its clock ticks beside it. */
 #define RTG_EV_MAX 15

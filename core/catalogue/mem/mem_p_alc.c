@@ -1,6 +1,9 @@
 /* MEM-P-ALC: malloc / calloc / free with quasi-random sizes, on the test's
  * main thread (SCHED_FIFO at --prio, pinned); busy phases breathe
- * (common/catalogue.h) so that RT throttling never cuts into them. */
+ * (common/catalogue.h) so that RT throttling never cuts into them. On a
+ * board with one small heap a batch holds as many of the class's largest
+ * size as fit, and a class of which not one fits is not run (the record
+ * says so). */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -26,7 +29,7 @@ static int alc_run(struct rtg_ctx *ctx)
 {
     uint64_t seed = (uint64_t)rtg_opt_int(ctx, "seed");
     size_t rounds = (size_t)rtg_opt_int(ctx, "rounds");
-    const struct alc_class cls[2] = {
+    struct alc_class cls[2] = {
         {"small", 1, 16384, (size_t)rtg_opt_int(ctx, "small_batch")},
         {"large", 16384, 1048576, (size_t)rtg_opt_int(ctx, "large_batch")},
     };
@@ -35,11 +38,25 @@ static int alc_run(struct rtg_ctx *ctx)
     uint64_t size_sum = 0, n_sizes = 0;
     uint64_t first_sizes[8];
     struct rtg_breather br = {0};
+    for (int c = 0; c < 2; c++) {
+        char what[32];
+        snprintf(what, sizeof what, "%s_batch", cls[c].name);
+        cls[c].batch = (size_t)rtg_fit_count(ctx, what, (int64_t)cls[c].batch, cls[c].hi + 16u,
+                                             RTG_FIT_RESERVE + 4 * (size_t)(c + 1) * RTG_METRIC_BYTES +
+                                                 cls[c].batch * (sizeof(void *) + 8u));
+        if (cls[c].batch == 0)
+            rtg_note(ctx, "%s: not run: not one allocation of up to %llu bytes fits the heap",
+                     cls[c].name, (unsigned long long)cls[c].hi);
+    }
+    if (!cls[0].batch && !cls[1].batch)
+        return rtg_skip(ctx, "not one allocation of either size class fits the heap");
     void **ptr = calloc(cls[0].batch > cls[1].batch ? cls[0].batch : cls[1].batch, sizeof *ptr);
     uint64_t *sz = calloc(cls[0].batch > cls[1].batch ? cls[0].batch : cls[1].batch, sizeof *sz);
     if (!ptr || !sz)
         return rtg_fail_error(ctx, "out of memory");
     for (int c = 0; c < 2; c++) {
+        if (!cls[c].batch)
+            continue;
         char range[48];
         snprintf(range, sizeof range, "%llu..%llu", (unsigned long long)cls[c].lo,
                  (unsigned long long)cls[c].hi);

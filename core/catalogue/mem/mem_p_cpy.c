@@ -1,5 +1,7 @@
 /* MEM-P-CPY: memcpy, memmove and memset, every result verified, on the
- * test's main thread; busy phases breathe (common/catalogue.h). */
+ * test's main thread; busy phases breathe (common/catalogue.h). On a board
+ * with one small heap the sizes stop at the largest whose buffers and
+ * figures fit (the record says so). */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -22,25 +24,48 @@ static const char *const OP_NAMES[NOPS] = {"memcpy_forward", "memcpy_backward", 
 #define POISON 0xEE
 #define FILL 123
 
+/* The largest size of 64, 256, ... CPY_MAX whose four buffers (one of
+ * them twice the size) and the figures of every size up to it fit. */
+static size_t largest_size(void)
+{
+    size_t free_bytes, largest;
+    if (rtg_mem_available(&free_bytes, &largest))
+        return CPY_MAX;
+    size_t best = 0, figures = 0;
+    for (size_t size = 64; size <= CPY_MAX; size *= 4) {
+        figures += NOPS * RTG_METRIC_BYTES;
+        if (2 * size > largest || 4 * size + figures + RTG_FIT_RESERVE > free_bytes)
+            break;
+        best = size;
+    }
+    return best;
+}
+
 static int cpy_run(struct rtg_ctx *ctx)
 {
     size_t budget = (size_t)rtg_opt_int(ctx, "bytes_per_case");
     size_t max_iter = (size_t)rtg_opt_int(ctx, "max_iterations");
     size_t min_iter = 20;
-    unsigned char *buf = malloc(2 * CPY_MAX), *ref = malloc(CPY_MAX), *ref_set = malloc(CPY_MAX);
+    size_t max_size = largest_size();
+    if (max_size == 0)
+        return rtg_skip(ctx, "the buffers of the smallest size (64 bytes) do not fit the heap");
+    if (max_size < CPY_MAX)
+        rtg_fit_note(ctx, "largest size", CPY_MAX, (int64_t)max_size);
+    unsigned char *buf = malloc(2 * max_size), *ref = malloc(max_size),
+                  *ref_set = malloc(max_size);
     if (!buf || !ref || !ref_set) {
         free(buf);
         free(ref);
         free(ref_set);
         return rtg_fail_error(ctx, "out of memory");
     }
-    for (size_t i = 0; i < CPY_MAX; i++)
+    for (size_t i = 0; i < max_size; i++)
         ref[i] = (unsigned char)(i * 131u + 17u + (i >> 8));
-    memset(ref_set, FILL, CPY_MAX);
+    memset(ref_set, FILL, max_size);
     struct rtg_breather br = {0};
     uint64_t verified = 0;
     int rc = 0;
-    for (size_t size = 64; size <= CPY_MAX && !rc && !rtg_stop_requested(); size *= 4) {
+    for (size_t size = 64; size <= max_size && !rc && !rtg_stop_requested(); size *= 4) {
         size_t iters = budget / size;
         if (iters > max_iter)
             iters = max_iter;

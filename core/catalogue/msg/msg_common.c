@@ -117,7 +117,9 @@ void rtg_msg_info_channel(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size,
                  rtg_msg_mech_name(m), size, c->size_limit, c->limit_name ? c->limit_name : "");
 }
 
-/* Opens a channel, recording what happened; 0, EMSGSIZE (size skipped) or an error. */
+/* Opens a channel, recording what happened; 0, EMSGSIZE (size skipped) or an
+ * error. On a board whose heap cannot hold the channel, the size is skipped
+ * and the record says so. */
 int rtg_msg_open_chan(struct rtg_ctx *ctx, struct rtg_msg_chan **c, enum rtg_msg_mech m,
                      size_t size, size_t capacity, bool prio, bool record)
 {
@@ -126,6 +128,12 @@ int rtg_msg_open_chan(struct rtg_ctx *ctx, struct rtg_msg_chan **c, enum rtg_msg
     int rc = rtg_msg_open(c, m, size, capacity, prio, &caps);
     if (record || rc)
         rtg_msg_info_channel(ctx, m, size, &caps, rc);
+    size_t free_bytes, largest;
+    if (rc == ENOMEM && rtg_mem_available(&free_bytes, &largest) == 0) {
+        rtg_note(ctx, "%s, %zu B: no figures: a channel of %zu-byte messages does not fit in "
+                      "%zu KB of heap", rtg_msg_mech_name(m), size, size, free_bytes / 1024);
+        return EMSGSIZE;
+    }
     if (!rc)
         rtg_msg_set_wait_ns(*c, WAIT_NS);
     return rc;
@@ -321,6 +329,17 @@ static int run_xchg(struct rtg_ctx *ctx, int mode, enum rtg_msg_mech m, size_t s
                                   rtg_msg_mech_name(m), strerror(rc));
         }
         nch = 2;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "count (%s, %zu B)", rtg_msg_mech_name(m), size);
+    n = (size_t)rtg_fit_array(ctx, what, (int64_t)n, 4 * sizeof(uint64_t),
+                              RTG_FIT_RESERVE + 2 * size + 2 * rtg_thread_mem_bytes(RTG_TEST_STACK));
+    if (n == 0) {
+        for (size_t k = 0; k < nch; k++)
+            rtg_msg_close(ch[k]);
+        rtg_note(ctx, "%s, %zu B: no figures: no room for samples in the heap",
+                 rtg_msg_mech_name(m), size);
+        return 0;
     }
     size_t shlen = sizeof(struct xchg) + 4 * n * sizeof(uint64_t);
     struct xchg *x = rtg_shared_alloc(shlen);

@@ -106,6 +106,13 @@ static int rel_run(struct rtg_ctx *ctx)
     const char *pol = rtg_opt_enum(ctx, "policy");
     st->ctx = ctx;
     st->n = (int)rtg_opt_int(ctx, "waiters");
+    /* On a board's small heap, as many waiters as fit beside the controller. */
+    size_t per_thread = rtg_thread_mem_bytes(RTG_TEST_STACK);
+    st->n = (int)rtg_fit_count(ctx, "waiters", st->n, per_thread, RTG_FIT_RESERVE + per_thread);
+    if (st->n < 3) {
+        free(st);
+        return rtg_skip(ctx, "fewer than three waiters fit in the heap");
+    }
     st->policy = strcmp(pol, "other") == 0 ? RTG_SCHED_OTHER : RTG_SCHED_FIFO;
     if (st->policy == RTG_SCHED_FIFO && !rtg_rt_ok(ctx)) {
         free(st);

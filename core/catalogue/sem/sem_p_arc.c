@@ -154,6 +154,15 @@ static int arc_run(struct rtg_ctx *ctx)
         a.creator_prio = 1;
     if (top - a.creator_prio < 1)
         return rtg_skip(ctx, "needs --prio >= %d", a.creator_prio + 1);
+    /* On a board's small heap, as many waiters as fit: each a thread, its
+     * bookkeeping, its share of the figure sets. */
+    size_t per_waiter = rtg_thread_mem_bytes(RTG_TEST_STACK) + sizeof *a.w + 6 * sizeof(uint64_t) +
+                        2 * RTG_METRIC_BYTES / (size_t)a.group + 1;
+    a.n = (int)rtg_fit_count(ctx, "waiters", a.n, per_waiter,
+                             RTG_FIT_RESERVE + 4 * RTG_METRIC_BYTES +
+                                 rtg_thread_mem_bytes(RTG_TEST_STACK));
+    if (a.n < 2)
+        return rtg_skip(ctx, "fewer than two waiters fit in the heap");
     int ngroups = (a.n + a.group - 1) / a.group;
     a.w = calloc((size_t)a.n, sizeof *a.w);
     a.t = calloc((size_t)a.n, sizeof *a.t);

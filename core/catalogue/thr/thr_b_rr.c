@@ -14,15 +14,15 @@
 #include "thr_behav.h"
 #include "thr_verdicts.h"
 
-#define RR_SEGS 4096
+#define RR_SEGS 4096 /* segments kept per thread (fewer on a board's small heap) */
 
 struct rr_state;
 
 struct rr_thread {
     struct rr_state *st;
     int id;
-    size_t n;
-    struct rtg_thr_slice seg[RR_SEGS]; /* ticks until converted */
+    size_t n, cap;
+    struct rtg_thr_slice *seg; /* cap of them, ticks until converted */
 };
 
 struct rr_state {
@@ -34,10 +34,10 @@ struct rr_state {
 
 static void seg_push(struct rr_thread *t, uint64_t a, uint64_t b)
 {
-    if (t->n < RR_SEGS) {
+    if (t->n < t->cap) {
         t->seg[t->n++] = (struct rtg_thr_slice){t->id, a, b, 0};
     } else {
-        t->seg[RR_SEGS - 1].end_ns = b; /* full: extend the last one */
+        t->seg[t->cap - 1].end_ns = b; /* full: extend the last one */
     }
 }
 
@@ -133,18 +133,29 @@ static int rr_b_run(struct rtg_ctx *ctx)
         window = max_window >= round ? max_window / round * round : max_window;
         capped = true;
     }
+    /* Each segment is kept, then copied once into the merged list. */
+    size_t segs = (size_t)rtg_fit_count(
+        ctx, "segments kept per thread", RR_SEGS, 2 * (size_t)n * sizeof(struct rtg_thr_slice),
+        RTG_FIT_RESERVE + sizeof(struct rr_state) + (size_t)(n + 1) * rtg_thread_mem_bytes(RTG_TEST_STACK));
+    if (segs < 2)
+        return rtg_skip(ctx, "no room in the heap for the segments of %d threads", n);
     struct rr_state *st = calloc(1, sizeof *st);
-    if (!st)
+    struct rtg_thr_slice *seg = calloc((size_t)n * segs, sizeof *seg);
+    if (!st || !seg) {
+        free(st);
+        free(seg);
         return rtg_fail_error(ctx, "out of memory");
+    }
     st->gap = (uint64_t)(20000.0 / rtg_clock_g.ns_per_tick); /* 20 us */
     for (int i = 0; i < n; i++)
-        st->th[i] = (struct rr_thread){.st = st, .id = i};
+        st->th[i] = (struct rr_thread){.st = st, .id = i, .cap = segs, .seg = seg + i * segs};
     atomic_init(&st->begin, 0);
     struct rr_ctl c = {.ctx = ctx, .st = st, .pol = pol, .n = n, .prio = prio, .window_ns = window};
     /* The controller stays SCHED_FIFO above the workers, so it closes the
      * window on time whatever their policy. */
     rc = rtg_thr_run_in(ctx, RTG_SCHED_FIFO, prio, rr_controller, &c);
     if (rc || c.error) {
+        free(seg);
         free(st);
         return rtg_fail_error(ctx, "cannot create a thread: %s", strerror(rc ? rc : c.error));
     }
@@ -155,6 +166,7 @@ static int rr_b_run(struct rtg_ctx *ctx)
         total += st->th[i].n;
     struct rtg_thr_slice *all = calloc(total ? total : 1, sizeof *all);
     if (!all) {
+        free(seg);
         free(st);
         return rtg_fail_error(ctx, "out of memory");
     }
@@ -254,6 +266,7 @@ static int rr_b_run(struct rtg_ctx *ctx)
         rtg_note(ctx, "no measured thread ran for %llu ms of the window (RT throttling?)",
                  (unsigned long long)(idle / NS_PER_MS));
     free(all);
+    free(seg);
     free(st);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* THR-P-SLS: switch between same-priority threads (N = 2, 10, 128, 1000),
- * all on one CPU. */
+ * all on one CPU. On a board with one small heap, N is as many threads as
+ * fit (the figure is named after the N run, and the record says so). */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -126,7 +127,19 @@ static int sls_run(struct rtg_ctx *ctx)
     struct rtg_json *info = rtg_info(ctx);
     rtg_json_key(info, "rounds");
     rtg_json_arr_begin(info);
-    int err_n = 0, created = 0;
+    int err_n = 0, created = 0, last_n = 0;
+    size_t per_thread = rtg_thread_mem_bytes(RTG_TEST_STACK) + sizeof(rtg_thread_t) +
+                        sizeof(struct sls_arg);
+    /* On a board's small heap the samples get a quarter of it (two threads'
+     * room at least), the threads the rest. */
+    size_t for_threads = 2 * per_thread, free_bytes, largest;
+    if (rtg_mem_available(&free_bytes, &largest) == 0 && free_bytes > RTG_FIT_RESERVE &&
+        (free_bytes - RTG_FIT_RESERVE) / 4 * 3 > for_threads)
+        for_threads = (free_bytes - RTG_FIT_RESERVE) / 4 * 3;
+    switches = rtg_fit_array(ctx, "switches", switches, sizeof(uint64_t),
+                             RTG_FIT_RESERVE + for_threads);
+    if (switches < 2)
+        return rtg_skip(ctx, "no room in the heap for the samples of two threads");
     rc = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !rtg_stop_requested(); i++) {
         int n = sizes[i];
@@ -134,6 +147,15 @@ static int sls_run(struct rtg_ctx *ctx)
             rtg_note(ctx, "N = %d skipped (max_threads %lld)", n, (long long)max_n);
             continue;
         }
+        int64_t rounds = switches / n < 3 ? 3 : switches / n;
+        n = (int)rtg_fit_count(ctx, "N", n, per_thread,
+                               RTG_FIT_RESERVE + (size_t)(rounds * n) * sizeof(uint64_t));
+        if (n < 2 || n <= last_n) {
+            rtg_note(ctx, "N = %d not run: no more than %d threads fit", sizes[i],
+                     n < last_n ? last_n : n);
+            continue;
+        }
+        last_n = n;
         struct rtg_metric *m = rtg_metric_new(ctx, "thread.switch.yield.n%d", n);
         if (!m) {
             rc = ENOMEM;
@@ -149,6 +171,8 @@ static int sls_run(struct rtg_ctx *ctx)
     }
     rtg_json_arr_end(info);
     rtg_json_kint(info, "stack_bytes", RTG_TEST_STACK);
+    if (!rc && !last_n)
+        return rtg_skip(ctx, "fewer than two threads fit in the heap");
     if (rc == ENOMEM && !err_n)
         return rtg_fail_error(ctx, "out of memory");
     if (rc)

@@ -12,7 +12,9 @@
 
 #include "rtg/json.h"
 
+#ifndef RTG_BLOCKS_MAX /* a build for a small board may keep fewer (-D) */
 #define RTG_BLOCKS_MAX 1024
+#endif
 #define RTG_BLOCKS_SPAN_NS 100000000ull /* 100 ms: 100 activations at a 1 ms period */
 #define RTG_BLOCKS_THRESHOLD_NS 100000ull /* 100 µs, the deadline seed evaluations ask about */
 

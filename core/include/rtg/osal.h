@@ -87,6 +87,13 @@ int rtg_clock_resolution_ns(enum rtg_clock_id id, uint64_t *ns);
 /* ---- memory and the process ---- */
 int rtg_lock_memory(void); /* all current and future pages */
 int rtg_unlock_memory(void);
+/* Where the tests share one bounded heap (an RTOS board): 0, with the bytes
+ * free now and the largest block of them. ENOTSUP where memory is not so
+ * bounded (virtual memory): a test keeps its default sizes there. */
+int rtg_mem_available(size_t *free_bytes, size_t *largest_block);
+/* What one more thread asked with this stack size takes of that heap (its
+ * stack as the port sizes it, the kernel's and the OSAL's own). */
+size_t rtg_thread_mem_bytes(size_t stack_size);
 int rtg_cpu_count_configured(void);
 /* Whether this process may run on cpu (affinity mask). */
 bool rtg_cpu_usable(int cpu);

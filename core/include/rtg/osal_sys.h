@@ -61,7 +61,11 @@ double rtg_sys_tick_hz(int cpu, const char **source);
 
 /* ---- the facts of the system record ---- */
 
-#define RTG_SYS_TEXT_MAX 1024 /* a longer text is cut (the kernel's cmdline) */
+/* A longer text is cut (the kernel's cmdline). A build for a small board may
+ * ask for shorter texts (-D): its facts are short, its RAM is not spare. */
+#ifndef RTG_SYS_TEXT_MAX
+#define RTG_SYS_TEXT_MAX 1024
+#endif
 
 /* One fact of each JSON type; known false (zero) writes null. */
 struct rtg_sys_text {
@@ -122,7 +126,9 @@ enum rtg_sys_fact_type {
     RTG_FACT_NUM,
     RTG_FACT_TEXT,
 };
+#ifndef RTG_SYS_FACT_TEXT_MAX
 #define RTG_SYS_FACT_TEXT_MAX 256
+#endif
 struct rtg_sys_fact {
     /* Where it goes: object names and the key, joined by dots
      * ("rtos.config.configUSE_PREEMPTION"); a string that outlives the

@@ -62,3 +62,12 @@ int rtg_clock_resolution_ns(enum rtg_clock_id id, uint64_t *ns)
 
 int rtg_lock_memory(void) { return ENOTSUP; }
 int rtg_unlock_memory(void) { return ENOTSUP; }
+
+/* ISO C cannot tell how much memory is left. */
+int rtg_mem_available(size_t *free_bytes, size_t *largest_block)
+{
+    (void)free_bytes, (void)largest_block;
+    return ENOTSUP;
+}
+
+size_t rtg_thread_mem_bytes(size_t stack_size) { return stack_size; }

@@ -2,6 +2,7 @@
 #ifndef RTG_FR_INTERNAL_H
 #define RTG_FR_INTERNAL_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "FreeRTOS.h"
@@ -10,9 +11,16 @@
 
 /* Round robin: a slice of this many ticks (1 ms each). */
 #define RTG_FR_RR_TICKS 10u
-/* Stacks are capped: FreeRTOS's heap has 3 MB, the catalogue asks 64 KiB. */
-#define RTG_FR_STACK_MAX (12u * 1024u)
-#define RTG_FR_STACK_DEFAULT (8u * 1024u)
+/* Stacks, the same on every board, sized from what the catalogue uses (the
+ * system record's "board.stacks" says it for each run): the runner's and
+ * a test's body write records (JSON, number formatting); the threads a
+ * test creates only measure, and their stacks are capped (the catalogue
+ * asks 64 KiB, a microcontroller has 128 KB in all). A task that overflows
+ * its stack ends the board with "task stack overflow". */
+#define RTG_FR_STACK_MAX (3u * 1024u)
+#define RTG_FR_STACK_DEFAULT (3u * 1024u)
+#define RTG_FR_RUNNER_STACK (10u * 1024u)
+#define RTG_FR_TEST_STACK (10u * 1024u)
 /* The catalogue's levels on FreeRTOS's (FreeRTOSConfig.h). */
 #define RTG_FR_PRIO_OTHER 1u
 #define RTG_FR_PRIO_WATCHDOG (configMAX_PRIORITIES - 1u)
@@ -28,9 +36,23 @@ void rtg_fr_adopt_self(enum rtg_policy policy, int prio);
 bool rtg_fr_is_test_task(void);
 /* Wakes every OSAL task from its delay (a stop request was made). */
 void rtg_fr_abort_delays(void);
-/* What the host said it started the board under (fw/main.c, sysinfo.c):
- * qemu NULL (not said), "tcg" or "icount" with its shift. */
+/* What the host said it started the board under (core/boards/firmware,
+ * sysinfo.c): qemu NULL (not said), "tcg" or "icount" with its shift. */
 void rtg_fr_set_board_facts(const char *qemu, int icount_shift);
+/* The heap's size once the OS layer set it up (heap.c). */
+size_t rtg_fr_heap_total(void);
+/* Stacks (stacks.c): the runner's task; each test as it begins; each task
+ * before it is deleted (its high-water mark); the MEMORY line. */
+void rtg_fr_stacks_adopt_runner(TaskHandle_t task);
+void rtg_fr_stacks_test_begin(const char *id);
+void rtg_fr_stacks_test_body(TaskHandle_t task);
+/* A thread with exactly the stack asked for, not capped (a test's body). */
+int rtg_fr_thread_create_exact(rtg_thread_t *out, const struct rtg_thread_attr *a,
+                               rtg_thread_fn fn, void *arg);
+/* The task of an OSAL thread (thread.c). */
+TaskHandle_t rtg_fr_thread_task(rtg_thread_t t);
+void rtg_fr_stacks_task_ended(TaskHandle_t task, size_t stack_bytes);
+void rtg_fr_memory_report(void);
 /* Deletes every OSAL task but the caller's (the watchdog's last resort). */
 unsigned rtg_fr_delete_all_threads(void);
 

@@ -17,13 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "board/board.h"
+#include "board.h"
 #include "fr_internal.h"
 #include "rtg/osal_isolate.h"
 #include "semphr.h"
 
 #define GRACE_NS ((uint64_t)(RTG_ISOLATE_GRACE_S * 1e9))
-#define TEST_STACK (32u * 1024u)
 
 struct rtg_isolate_channel {
     char *buf;
@@ -33,9 +32,7 @@ struct rtg_isolate_channel {
 int rtg_isolate_write(struct rtg_isolate_channel *ch, const char *p, size_t n)
 {
     if (ch->len + n + 1 > ch->cap) {
-        size_t c = ch->cap ? ch->cap : 16384;
-        while (ch->len + n + 1 > c)
-            c *= 2;
+        size_t c = ch->len + n + 1; /* a record comes whole: no room to spare */
         char *nb = realloc(ch->buf, c);
         if (!nb)
             return ENOMEM;
@@ -70,7 +67,7 @@ static void *job_main(void *p)
     return NULL;
 }
 
-/* Where a faulting test task resumes (board/fault.c moves its PC here):
+/* Where a faulting test task resumes (core/boards/cortex_m/fault.c moves its PC here):
  * in thread mode again, it tells the watchdog and stops for good. */
 static void crashed_task_exit(void)
 {
@@ -102,10 +99,12 @@ int rtg_isolate_begin(struct rtg_isolate_run *run, FILE *out, bool rt)
     return 0;
 }
 
+/* The run is over: what its memory came to, before the end record. */
 void rtg_isolate_end(struct rtg_isolate_run *run)
 {
     (void)run;
     board_set_fault_handler(NULL);
+    rtg_fr_memory_report();
 }
 
 bool rtg_isolate_interrupted(void) { return false; } /* no user at the board */
@@ -115,6 +114,7 @@ bool rtg_isolate_interrupted(void) { return false; } /* no user at the board */
 static void restart_board(void)
 {
     fflush(records);
+    rtg_fr_memory_report();
     fputs("RESTART\n", stdout);
     fflush(stdout);
     board_exit(3);
@@ -134,14 +134,15 @@ int rtg_isolate_run(const struct rtg_isolated_test *t, double bound_s,
         return 0;
     }
     j->t = t;
+    rtg_fr_stacks_test_begin(t->id);
     rtg_stop_clear();
     fault_name = NULL;
     current = j;
     /* Created below the watchdog; the body then sets the test priority. */
     struct rtg_thread_attr a = {.policy = RTG_SCHED_FIFO, .prio = 98, .cpu = 0,
-                                .stack_size = TEST_STACK};
+                                .stack_size = RTG_FR_TEST_STACK};
     rtg_thread_t th;
-    if (rtg_thread_create(&th, &a, job_main, j)) {
+    if (rtg_fr_thread_create_exact(&th, &a, job_main, j)) {
         current = NULL;
         vSemaphoreDelete(j->ended);
         free(j);
@@ -149,6 +150,7 @@ int rtg_isolate_run(const struct rtg_isolated_test *t, double bound_s,
         strcpy(o->fault, "cannot create the test's task");
         return 0;
     }
+    rtg_fr_stacks_test_body(rtg_fr_thread_task(th));
     uint64_t deadline = rtg_mono_ns() + (uint64_t)(bound_s * 1e9);
     bool ended = xSemaphoreTake(j->ended, rtg_fr_ticks_until(deadline)) == pdTRUE;
     if (!ended && !fault_name) {

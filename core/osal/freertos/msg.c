@@ -33,12 +33,25 @@ struct rtg_msg_chan {
     SemaphoreHandle_t item_lock, rx_lock;
 };
 
+/* The default capacity, fewer where the heap is small: the queue takes at
+ * most an eighth of the largest free block (a test opens two channels and
+ * keeps samples beside them), and holds 2 items at least (the channel's
+ * caps say what was granted). */
+static size_t default_capacity(size_t msg_size)
+{
+    size_t free_bytes, largest, item = sizeof(struct item_head) + msg_size;
+    size_t cap = DEFAULT_CAPACITY;
+    if (rtg_mem_available(&free_bytes, &largest) == 0 && cap * item > largest / 8)
+        cap = largest / 8 / item;
+    return cap < 2 ? 2 : cap;
+}
+
 int rtg_msg_open(struct rtg_msg_chan **out, enum rtg_msg_mech mech, size_t msg_size,
                  size_t capacity, bool want_prio, struct rtg_msg_caps *caps)
 {
     (void)want_prio; /* the front of the queue is always there */
     struct rtg_msg_caps c = {.msg_size = msg_size,
-                             .capacity = capacity ? capacity : DEFAULT_CAPACITY,
+                             .capacity = capacity ? capacity : default_capacity(msg_size),
                              .priorities = true,
                              .prio_max = 1,
                              .size_limit = MSG_SIZE_MAX,

@@ -1,9 +1,9 @@
-# The FreeRTOS port on QEMU's MPS2 AN385 board: the OSAL on the kernel's
-# tasks, semaphores and queues (this directory), the board (board/: vector
-# table, UART, timers, semihosting, fault handlers) and the firmware's entry
-# (fw/main.c). The topics FreeRTOS has no equivalent for answer ENOTSUP
-# (core/osal/none). The measuring clock is its own: the board's TIMER1
-# (clock.c). Read by the firmware's build (CMakeLists.txt here); the kernel
-# itself is built there.
-rtg_port_sources(. board fw)
+# The FreeRTOS port: the OSAL on the kernel's tasks, semaphores and queues,
+# the C library's heap on FreeRTOS's, the runner's task and the kernel's
+# hooks (this directory). The topics FreeRTOS has no equivalent for answer
+# ENOTSUP (core/osal/none). The board (clocks, UART, timers, startup) is
+# not here: core/boards/<board>/, whose build (core/boards/CMakeLists.txt)
+# reads this file and builds the kernel. The measuring clock is the
+# board's (clock.c).
+rtg_port_sources(.)
 rtg_port_uses(none)

@@ -4,7 +4,7 @@
  * MUT-B-ARC shows the inversion; a ceiling protocol is not offered. */
 #include <errno.h>
 
-#include "board/board.h"
+#include "board.h"
 #include "fr_internal.h"
 #include "semphr.h"
 

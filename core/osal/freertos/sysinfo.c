@@ -1,18 +1,25 @@
 /* System facts on FreeRTOS (rtg/osal_sys.h). The board cannot see that it
  * is emulated: the host says so on the command line (--fw-qemu tcg, or
- * icount:SHIFT), and fw/main.c passes it on (rtg_fr_set_board_facts).
- * Beside "kernel", the port names the facts of "rtos" (rtg_sys_extra): the
- * kernel, its port, the board and the configuration values that change
- * behaviour. */
+ * icount:SHIFT), and core/boards/firmware/main.c passes it on
+ * (rtg_fr_set_board_facts). Beside "kernel", the port names the facts of
+ * "rtos" (rtg_sys_extra): the kernel, its port and the configuration
+ * values that change behaviour; and of "board": the part, its clock, its
+ * flash and RAM and what the firmware takes of them, the heap left once
+ * the firmware has started. The stacks' high-water marks come at the end
+ * (stacks.c), and the host adds them to "board". */
 #include <stdio.h>
 #include <string.h>
 
 #include "FreeRTOS.h"
-#include "board/board.h"
+#include "board.h"
 #include "fr_internal.h"
+#include "rtg/hist.h"
 #include "rtg/osal_sys.h"
 #include "task.h"
 
+#define PORT_NAME "GCC/" RTG_FREERTOS_PORT
+
+extern char __data_load__, __data_start__, __data_end__, __bss_start__, __bss_end__;
 
 /* Queues (msg.c) and a hardware timer with an interrupt handler (timer.c);
  * the topics FreeRTOS has no equivalent for link from core/osal/none/. */
@@ -71,9 +78,9 @@ static void host_facts(struct rtg_sys_host *h)
     rtg_sys_text_set(&h->hostname, BOARD_NAME);
     rtg_sys_text_set(&h->os, "FreeRTOS");
     rtg_sys_text_set(&h->os_pretty_name,
-                     "FreeRTOS-Kernel " tskKERNEL_VERSION_NUMBER " (GCC/ARM_CM3)");
+                     "FreeRTOS-Kernel " tskKERNEL_VERSION_NUMBER " (" PORT_NAME ")");
     rtg_sys_text_set(&h->release, tskKERNEL_VERSION_NUMBER);
-    rtg_sys_text_set(&h->version, "port GCC/ARM_CM3, heap_4, tick 1000 Hz");
+    rtg_sys_text_set(&h->version, "port " PORT_NAME ", heap_5, tick 1000 Hz");
     rtg_sys_text_set(&h->machine, BOARD_CPU);
 }
 
@@ -88,20 +95,44 @@ static void kernel_facts(struct rtg_sys_kernel *k)
     /* hz_measured, cmdline, isolcpus, nohz_full: none; rt_*: no RT throttling */
 }
 
+/* The part and what the firmware takes of it. */
+static void board_facts(struct rtg_sys_extra *x)
+{
+    size_t data = (size_t)(&__data_end__ - &__data_start__);
+    size_t bss = (size_t)(&__bss_end__ - &__bss_start__);
+    rtg_sys_extra_text(x, "board.name", BOARD_NAME);
+    rtg_sys_extra_text(x, "board.cpu", BOARD_CPU);
+    rtg_sys_extra_uint(x, "board.core_clock_hz", board_core_hz);
+    rtg_sys_extra_text(x, "board.clock_tree", board_clock_tree());
+    rtg_sys_extra_uint(x, "board.flash_bytes", BOARD_FLASH_BYTES);
+    rtg_sys_extra_uint(x, "board.ram_bytes", BOARD_RAM_BYTES);
+    rtg_sys_extra_text(x, "board.ram", BOARD_RAM_KIND);
+    rtg_sys_extra_uint(x, "board.flash_used_bytes",
+                       (size_t)(uintptr_t)&__data_load__ + data - BOARD_FLASH_ORIGIN);
+    rtg_sys_extra_uint(x, "board.static_ram_bytes", data + bss);
+    rtg_sys_extra_uint(x, "board.interrupt_stack_bytes", board_msp_stack_bytes());
+    rtg_sys_extra_uint(x, "board.heap_bytes", rtg_fr_heap_total());
+    rtg_sys_extra_uint(x, "board.heap_free_after_start_bytes", xPortGetFreeHeapSize());
+    rtg_sys_extra_text(x, "board.uart", BOARD_UART_NAME);
+    rtg_sys_extra_text(x, "board.irq_timer", board_irq_timer_name);
+    rtg_sys_extra_uint(x, "board.irq_timer_hz", board_irq_timer_hz);
+    rtg_sys_extra_uint(x, "board.histogram_sub_bucket_bits", RTG_HIST_SUB_BITS);
+}
+
 static void rtos_facts(struct rtg_sys_extra *x)
 {
     uint64_t rr_ns = 0;
     rtg_rr_interval_ns(&rr_ns);
     rtg_sys_extra_text(x, "rtos.name", "FreeRTOS");
     rtg_sys_extra_text(x, "rtos.kernel_version", tskKERNEL_VERSION_NUMBER);
-    rtg_sys_extra_text(x, "rtos.port", "GCC/ARM_CM3");
+    rtg_sys_extra_text(x, "rtos.port", PORT_NAME);
     rtg_sys_extra_text(x, "rtos.board", BOARD_NAME);
     rtg_sys_extra_text(x, "rtos.cpu", BOARD_CPU);
     rtg_sys_extra_int(x, "rtos.cpu_clock_hz", configCPU_CLOCK_HZ);
     rtg_sys_extra_int(x, "rtos.tick_rate_hz", configTICK_RATE_HZ);
-    rtg_sys_extra_text(x, "rtos.heap", "heap_4");
-    rtg_sys_extra_uint(x, "rtos.heap_bytes", configTOTAL_HEAP_SIZE);
-    rtg_sys_extra_text(x, "rtos.malloc", "pvPortMalloc / vPortFree (heap_4)");
+    rtg_sys_extra_text(x, "rtos.heap", "heap_5");
+    rtg_sys_extra_uint(x, "rtos.heap_bytes", rtg_fr_heap_total());
+    rtg_sys_extra_text(x, "rtos.malloc", "pvPortMalloc / vPortFree (heap_5)");
     rtg_sys_extra_uint(x, "rtos.stack_cap_bytes", RTG_FR_STACK_MAX);
     rtg_sys_extra_int(x, "rtos.config.configUSE_PREEMPTION", configUSE_PREEMPTION);
     rtg_sys_extra_int(x, "rtos.config.configUSE_TIME_SLICING", configUSE_TIME_SLICING);
@@ -117,8 +148,7 @@ static void rtos_facts(struct rtg_sys_extra *x)
                        "watchdog (99) -> 100, the highest; idle 0");
     rtg_sys_extra_text(x, "rtos.round_robin", "per task by the OSAL's tick hook (time slicing off)");
     rtg_sys_extra_num(x, "rtos.rr_slice_ns", (double)rr_ns);
-    rtg_sys_extra_text(x, "rtos.clock", "CMSDK TIMER1, free-running at 25 MHz, extended to 64 bits");
-    rtg_sys_extra_text(x, "rtos.interrupt_source", "CMSDK TIMER0, IRQ 8");
+    rtg_sys_extra_text(x, "rtos.interrupt_source", board_irq_timer_name);
     if (qemu_mode && strcmp(qemu_mode, "icount") == 0)
         rtg_sys_extra_int(x, "rtos.icount_shift", icount_shift);
 }
@@ -129,11 +159,17 @@ void rtg_sys_facts(int cpu, struct rtg_sys_facts *f)
     host_facts(&f->host);
     kernel_facts(&f->kernel);
     rtos_facts(&f->extra);
-    rtg_sys_text_set(&f->cpu.model, "ARM Cortex-M3, " BOARD_NAME);
+    board_facts(&f->extra);
+    rtg_sys_text_set(&f->cpu.model, BOARD_CPU_MODEL);
     f->cpu.online = 1;
     f->cpu.configured = 1;
-    rtg_sys_text_set(&f->clock.kernel_clocksource, "CMSDK TIMER1");
-    rtg_sys_extra_num(&f->extra, "clock.resolution_ns", 1e9 / BOARD_SYSCLK_HZ);
+    rtg_sys_text_set(&f->clock.kernel_clocksource, board_clock_name());
+    rtg_sys_extra_num(&f->extra, "clock.resolution_ns", 1e9 / board_clock_hz());
+    rtg_sys_extra_text(&f->extra, "clock.counter",
+                       board_clock_is_cycle_counter()
+                           ? "the core's DWT cycle counter (it counts: checked at boot)"
+                           : "a hardware timer: the core's DWT cycle counter is absent or does "
+                             "not count (checked at boot)");
     if (qemu_mode && strcmp(qemu_mode, "icount") == 0)
         rtg_sys_warning(&f->warnings,
                         "QEMU instruction counting (-icount): timings are virtual time, a "

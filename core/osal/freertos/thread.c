@@ -17,6 +17,7 @@ struct rtg_fr_thread {
     SemaphoreHandle_t done;
     enum rtg_policy policy;
     int prio;
+    size_t stack_bytes;
     volatile uint32_t ran_ticks; /* in the current slice (RR) */
     struct rtg_fr_thread *next;   /* the live list */
     bool adopted;
@@ -67,6 +68,7 @@ unsigned rtg_fr_delete_all_threads(void)
     vTaskSuspendAll();
     for (struct rtg_fr_thread *t = live; t; t = t->next)
         if (!t->adopted && t->task != me) {
+            rtg_fr_stacks_task_ended(t->task, t->stack_bytes);
             vTaskDelete(t->task);
             n++;
         }
@@ -100,8 +102,8 @@ static void trampoline(void *p)
     vTaskSuspend(NULL);
 }
 
-int rtg_thread_create(rtg_thread_t *out, const struct rtg_thread_attr *a, rtg_thread_fn fn,
-                      void *arg)
+static int create(rtg_thread_t *out, const struct rtg_thread_attr *a, rtg_thread_fn fn, void *arg,
+                  bool capped)
 {
     if (a->policy != RTG_SCHED_OTHER && (a->prio < 1 || a->prio > 99))
         return EINVAL;
@@ -120,8 +122,9 @@ int rtg_thread_create(rtg_thread_t *out, const struct rtg_thread_attr *a, rtg_th
         return EAGAIN;
     }
     size_t stack = a->stack_size ? a->stack_size : RTG_FR_STACK_DEFAULT;
-    if (stack > RTG_FR_STACK_MAX)
+    if (capped && stack > RTG_FR_STACK_MAX)
         stack = RTG_FR_STACK_MAX;
+    t->stack_bytes = stack;
     link_live(t);
     /* Created with its final priority: a higher one runs before this returns. */
     if (xTaskCreate(trampoline, "rtg", (configSTACK_DEPTH_TYPE)(stack / sizeof(StackType_t)), t,
@@ -135,11 +138,35 @@ int rtg_thread_create(rtg_thread_t *out, const struct rtg_thread_attr *a, rtg_th
     return 0;
 }
 
+int rtg_thread_create(rtg_thread_t *out, const struct rtg_thread_attr *a, rtg_thread_fn fn,
+                      void *arg)
+{
+    return create(out, a, fn, arg, true);
+}
+
+/* Its stack as created, the kernel's task and the semaphore it ends on,
+ * ours; each allocation with its headers. */
+size_t rtg_thread_mem_bytes(size_t stack_size)
+{
+    size_t stack = stack_size ? stack_size : RTG_FR_STACK_DEFAULT;
+    if (stack > RTG_FR_STACK_MAX)
+        stack = RTG_FR_STACK_MAX;
+    return stack + sizeof(StaticTask_t) + sizeof(StaticSemaphore_t) +
+           sizeof(struct rtg_fr_thread) + 4u * 16u;
+}
+
+int rtg_fr_thread_create_exact(rtg_thread_t *out, const struct rtg_thread_attr *a,
+                               rtg_thread_fn fn, void *arg)
+{
+    return create(out, a, fn, arg, false);
+}
+
 int rtg_thread_join(rtg_thread_t t, void **result)
 {
     if (t == rtg_thread_self())
         return EDEADLK;
     xSemaphoreTake(t->done, portMAX_DELAY);
+    rtg_fr_stacks_task_ended(t->task, t->stack_bytes);
     vTaskDelete(t->task);
     unlink_live(t);
     vSemaphoreDelete(t->done);
@@ -161,6 +188,8 @@ void rtg_fr_adopt_self(enum rtg_policy policy, int prio)
     vTaskSetThreadLocalStoragePointer(NULL, 0, t);
     link_live(t);
 }
+
+TaskHandle_t rtg_fr_thread_task(rtg_thread_t t) { return t->task; }
 
 rtg_thread_t rtg_thread_self(void)
 {
@@ -208,10 +237,8 @@ bool rtg_cpu_usable(int cpu) { return cpu == 0; }
 /* Every tick, in the tick interrupt: an RR task that used its slice goes
  * to the tail of its priority's ready list. A context switch request does
  * that: FreeRTOS then picks the next ready task of the same priority. */
-extern void rtg_fr_board_tick(void);
 void vApplicationTickHook(void)
 {
-    rtg_fr_board_tick();
     struct rtg_fr_thread *t = pvTaskGetThreadLocalStoragePointer(NULL, 0);
     if (!t || t->policy != RTG_SCHED_RR)
         return;

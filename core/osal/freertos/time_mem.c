@@ -1,17 +1,17 @@
-/* Time on the board: rtg_mono_ns and the measuring clock both come from
- * the free-running TIMER1 (25 MHz, 40 ns); sleeping is FreeRTOS's delay
- * until a tick (1 ms), so a sleep ends on the first tick at or after its
- * deadline. No virtual memory: all memory is resident, "locked" by nature. */
+/* Time on the board: rtg_mono_ns and the measuring clock are the same
+ * counter (the board's clock: DWT cycles or a hardware timer, extended to
+ * 64 bits); sleeping is FreeRTOS's delay until a tick (1 ms), so a sleep
+ * ends on the first tick at or after its deadline. No virtual memory: all
+ * memory is resident, "locked" by nature. */
 #include <errno.h>
 
-#include "board/board.h"
+#include "board.h"
 #include "fr_internal.h"
 #include "rtg/test.h"
 
 #define NS_PER_TICK (1000000000ull / configTICK_RATE_HZ)
-#define NS_PER_COUNT (1000000000ull / BOARD_SYSCLK_HZ)
 
-uint64_t rtg_mono_ns(void) { return board_counter_ticks() * NS_PER_COUNT; }
+uint64_t rtg_mono_ns(void) { return board_clock_ns(); }
 
 TickType_t rtg_fr_ticks_until(uint64_t deadline_ns)
 {
@@ -50,11 +50,13 @@ int rtg_clock_read_ns(enum rtg_clock_id id, uint64_t *ns)
     return 0;
 }
 
+/* One count, rounded up to whole ns. */
 int rtg_clock_resolution_ns(enum rtg_clock_id id, uint64_t *ns)
 {
     if (id != RTG_CLK_MONOTONIC)
         return ENOTSUP;
-    *ns = NS_PER_COUNT;
+    uint32_t hz = board_clock_hz();
+    *ns = (1000000000ull + hz - 1) / hz;
     return 0;
 }
 

@@ -1,5 +1,7 @@
-/* Timers on the board: RTG_TIMER_HANDLER is the CMSDK TIMER0 interrupt
- * (IRQ 8), whose handler is fn(arg), run in the interrupt: what IRQ-P-LAT
+/* Timers on the board: RTG_TIMER_HANDLER is the interrupt of the board's
+ * IRQ-P-LAT timer (board_irq_timer_name: CMSDK TIMER0 on MPS2, a
+ * general-purpose TIMx on an STM32), whose handler is fn(arg), run in the
+ * interrupt (core/boards/cortex_m/isr.c): what IRQ-P-LAT
  * measures as interrupt service, and what wakes its task (rtg_sem_post
  * from an interrupt is FreeRTOS's xSemaphoreGiveFromISR). There is one
  * such timer. Signal and timerfd timers do not exist here: ENOTSUP (and
@@ -8,11 +10,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "board/board.h"
+#include "board.h"
 #include "fr_internal.h"
 #include "rtg/osal_timer.h"
 
-#define NS_PER_COUNT (1000000000ull / BOARD_SYSCLK_HZ)
+
+/* ns as counts of the board's timer: exact for whole seconds, then the
+ * rest; up (a first expiry never earlier than asked) or down. */
+static uint64_t counts(uint64_t ns, bool up)
+{
+    uint64_t hz = board_irq_timer_hz, rest = ns % 1000000000u * hz;
+    return ns / 1000000000u * hz + rest / 1000000000u + (up && rest % 1000000000u != 0);
+}
 
 struct rtg_timer {
     void (*fn)(void *arg);
@@ -37,19 +46,20 @@ int rtg_timer_create(struct rtg_timer **t, enum rtg_timer_mode mode, void (*fn)(
     return 0;
 }
 
-/* The timer counts down to 0 and interrupts as it reloads: a count of N
- * is N + 1 ticks, so the first delay and the period are loaded less one. */
+/* The first expiry rounded up to the timer's count, the period to the
+ * nearest count below; the board's part says if they are out of range. */
 int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns)
 {
     if (!t || period_ns == 0) /* one-shot: not needed by the catalogue here */
         return EINVAL;
     uint64_t now = rtg_mono_ns();
-    uint64_t first = first_abs_ns > now ? (first_abs_ns - now) / NS_PER_COUNT : 1;
-    uint64_t period = period_ns / NS_PER_COUNT;
+    uint64_t first = first_abs_ns > now ? counts(first_abs_ns - now, true) : 1;
+    uint64_t period = counts(period_ns, false);
     if (period == 0 || period > UINT32_MAX || first > UINT32_MAX)
         return EINVAL;
-    board_timer0_start(first ? (uint32_t)first - 1u : 0u, (uint32_t)period - 1u, t->fn, t->arg);
-    return 0;
+    /* the highest priority that may still call FreeRTOS's FromISR calls */
+    return board_irq_timer_start((uint32_t)(first ? first : 1), (uint32_t)period,
+                                 configMAX_SYSCALL_INTERRUPT_PRIORITY, t->fn, t->arg);
 }
 
 int rtg_timer_wait(struct rtg_timer *t, uint64_t *expirations)
@@ -70,7 +80,7 @@ void rtg_timer_delete(struct rtg_timer *t)
 {
     if (t != &the_timer)
         return;
-    board_timer0_stop();
+    board_irq_timer_stop();
     in_use = false;
 }
 

@@ -105,3 +105,12 @@ unsigned rtg_osal_offers(void)
 {
     return RTG_OFFERS_ALL & ~(rtg_px_has_deadline() ? 0u : (unsigned)RTG_OFFERS_DEADLINE);
 }
+
+/* Virtual memory: no one bounded heap to fit the tests' sizes to. */
+int rtg_mem_available(size_t *free_bytes, size_t *largest_block)
+{
+    (void)free_bytes, (void)largest_block;
+    return ENOTSUP;
+}
+
+size_t rtg_thread_mem_bytes(size_t stack_size) { return stack_size; }

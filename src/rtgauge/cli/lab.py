@@ -20,6 +20,7 @@ from rtgauge.cli.lab_pool import Outcome, run_all
 from rtgauge.errors import RunError, UsageError
 from rtgauge.fmt import term
 from rtgauge.store import safe_name, utc_stamp
+from rtgauge.targets.firmware import board_named
 from rtgauge.targets.registry import KINDS
 
 
@@ -65,6 +66,8 @@ def _entries(args: argparse.Namespace) -> tuple[str, list[LabEntry]]:
 def execute(args: argparse.Namespace) -> int:
     if args.parallel < 1:
         raise UsageError("--parallel: at least 1")
+    if getattr(args, "board", None):
+        board_named(args.board)  # an unknown board is bad input, before anything runs
     name, entries = _entries(args)
     args.no_report = False
     outcomes = run_all(entries, args, args.parallel)

@@ -36,6 +36,7 @@ OPTIONS: dict[str, tuple[str, type]] = {
     "vcpus": ("vcpus", int),
     "mem": ("mem", int),
     "icount": ("icount", int),  # freertos-qemu: QEMU's instruction counting shift
+    "board": ("board", str),  # the FreeRTOS firmware's board (freertos-qemu, an MCU place)
 }
 ENTRY_KEYS = {"name", "target", "label", "machine", "places", "coordinator"}
 THIS_MACHINE = "this machine"

@@ -2,7 +2,9 @@
 
 Every line the host accepts starts with FRAME (kernel and firmware noise
 on the same port can never be mistaken for a record). One reader serves
-the Linux guests (qemu.py) and the FreeRTOS board (freertos_qemu.py).
+the Linux guests (qemu.py), the FreeRTOS boards under QEMU
+(freertos_qemu.py) and a lab's boards read through labgrid's console
+(labgrid_mcu.py).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import os
 import selectors
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from rtgauge.targets.initramfs import FRAME
 
@@ -33,19 +35,35 @@ def framed_bodies(
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
+    fd = proc.stdout.fileno()
+
+    def read(wait_s: float) -> bytes | None:
+        if not sel.select(timeout=wait_s):
+            return None if proc.poll() is not None else b""
+        return os.read(fd, 65536) or None
+
+    return framed_from(read, first_s, idle_s, tail)
+
+
+def framed_from(
+    read: Callable[[float], bytes | None],
+    first_s: float,
+    idle_s: float,
+    tail: list[str] | None = None,
+) -> Iterator[str]:
+    """framed_bodies over any byte source: read(wait_s) returns what came within
+    wait_s (b"" when nothing did), None once the source has ended."""
     buf = b""
     begun = False
     deadline = time.monotonic() + first_s
     while True:
         if time.monotonic() > deadline:
             raise Silent(idle_s if begun else first_s, begun)
-        if not sel.select(timeout=0.5):
-            if proc.poll() is not None:
-                return
-            continue
-        chunk = os.read(proc.stdout.fileno(), 65536)
-        if not chunk:
+        chunk = read(0.5)
+        if chunk is None:
             return
+        if not chunk:
+            continue
         buf += chunk
         *lines, buf = buf.split(b"\n")
         for raw in lines:

@@ -1,181 +1,93 @@
-"""Run the catalogue as FreeRTOS firmware on QEMU's MPS2 AN385 board.
+"""Run the catalogue as FreeRTOS firmware on a board QEMU emulates: MPS2
+AN385 (the default) or the Netduino Plus 2 (an STM32F405 with a real
+microcontroller's memory), --board.
 
-The firmware (core/osal/freertos) takes its arguments from the semihosting
-command line, writes framed lines on UART0 (QEMU's stdout) and ends QEMU
-with its exit code. After a fault, or a test the watchdog had to stop, it
-says RESTART and ends: the board is booted again with the tests left, and
-the records of every boot become one stream (one system record, one end
-record made from the test records).
+The firmware (core/boards, core/osal/freertos) speaks over the board's
+record UART, QEMU's stdin and stdout here (fw_session.py: the arguments go
+in as an ARGS line, framed lines come out); told it runs under QEMU, it
+ends QEMU with its exit code through semihosting. After a fault, or a test
+the watchdog had to stop, it says RESTART: QEMU is started again with the
+tests left, and the boots become one run.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from rtgauge.errors import UsageError
 from rtgauge.model import Record
 from rtgauge.probe import repo_root
 from rtgauge.targets.base import Target, target_record
-from rtgauge.targets.framing import Silent, framed_bodies
+from rtgauge.targets.firmware import BOARDS, DEFAULT_BOARD, board_named, find_firmware
+from rtgauge.targets.framing import framed_bodies
+from rtgauge.targets.fw_session import BoardRun, run_boots, system_additions
 
 QEMU = "qemu-system-arm"
-BOARD = ["-machine", "mps2-an385", "-cpu", "cortex-m3"]
 # With instruction counting and no sleeping, virtual time is a function of
 # the instructions run: two runs give identical figures.
 ICOUNT_DEFAULT_SHIFT = 4
+
+__all__ = ["BoardOptions", "BoardRun", "FreeRTOSBoard", "qemu_command", "run_on_board"]
 
 
 @dataclass
 class BoardOptions:
     firmware: Path
     icount: int | None = None  # -icount shift; None: plain TCG
+    board: str = DEFAULT_BOARD
     boot_timeout_s: float = 30.0  # until the firmware says BEGIN
     idle_timeout_s: float = 180.0  # silence allowed while a test runs
     max_boots: int = 64
 
 
-@dataclass
-class BoardRun:
-    """How the boots went: their count, the exit code, the error if any."""
-
-    exit_code: int | None = None
-    error: str | None = None
-    boots: int = 0
-    restarts: list[str] = field(default_factory=list)  # the test after which each came
-    output_tail: list[str] = field(default_factory=list)
-
-
-def find_firmware(root: Path | None, hooks: bool = False) -> Path:
-    """$RTGAUGE_FIRMWARE, else the tree's firmware, built (incrementally) first."""
-    env = os.environ.get("RTGAUGE_FIRMWARE_HOOKS" if hooks else "RTGAUGE_FIRMWARE")
-    if env:
-        path = Path(env)
-        if not path.is_file():
-            raise UsageError(f"firmware not found: {path}")
-        return path
-    if root is None:
-        raise UsageError("no firmware: run from the source tree or set RTGAUGE_FIRMWARE")
-    return build_firmware(root, hooks)
-
-
-def build_firmware(root: Path, hooks: bool) -> Path:
-    """Builds the firmware with the cross toolchain; a no-op when up to date."""
-    for tool, package in (
-        ("arm-none-eabi-gcc", "gcc-arm-none-eabi"),
-        ("cmake", "cmake"),
-    ):
-        if not shutil.which(tool):
-            raise UsageError(f"{tool} is missing: make deps-freertos (apt-get install {package})")
-    out = root / "build-freertos"  # where make firmware builds it
-    name = "rtgauge-fw-hooks.elf" if hooks else "rtgauge-fw.elf"
-    toolchain = root / "cmake" / "toolchain-cortex-m3.cmake"
-    steps = [["cmake", "--build", str(out), "--target", name]]
-    if not (out / "CMakeCache.txt").is_file():
-        configure = ["cmake", "-S", str(root / "core/osal/freertos"), "-B", str(out)]
-        steps.insert(0, [*configure, f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"])
-    for cmd in steps:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:]
-            raise UsageError(f"building the firmware failed: {' '.join(tail) or cmd[0]}")
-    return out / name
-
-
-def qemu_command(qemu: str, opts: BoardOptions, fw_args: list[str]) -> list[str]:
-    # semihosting arguments: one arg= each, commas doubled (QEMU's escaping)
-    semi = ",".join(f"arg={a.replace(',', ',,')}" for a in ["rtgauge-fw", *fw_args])
-    cmd = [qemu, *BOARD, "-kernel", str(opts.firmware), "-display", "none"]
-    cmd += ["-serial", "stdio", "-monitor", "none"]
-    cmd += ["-semihosting-config", f"enable=on,target=native,{semi}"]
+def qemu_command(qemu: str, opts: BoardOptions) -> list[str]:
+    """QEMU with the board's serial on stdin and stdout, semihosting for the end."""
+    cmd = [qemu, *board_named(opts.board).qemu, "-kernel", str(opts.firmware)]
+    cmd += ["-display", "none", "-serial", "stdio", "-monitor", "none"]
+    cmd += ["-semihosting-config", "enable=on,target=native"]
     if opts.icount is not None:
         cmd += ["-icount", f"shift={opts.icount},sleep=off"]
     return cmd
 
 
-def _with_tests(args: list[str], tests: list[str]) -> list[str]:
-    """args with --tests replaced by exactly these ids."""
-    out: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a == "--tests":
-            skip = True
-            continue
-        out.append(a)
-    return [*out, "--tests", ",".join(tests)]
+class _QemuBoot:
+    """One boot: QEMU started, its stdout read, its stdin the board's input."""
 
-
-class _Boot:
-    """One boot's lines: records, and the firmware's own words."""
-
-    def __init__(self) -> None:
-        self.begun = False
-        self.plan: list[str] | None = None
-        self.restart = False
-        self.exit_code: int | None = None
-        self.error: str | None = None
-        self.usage_error: str | None = None
-
-
-def _boot(cmd: list[str], opts: BoardOptions, boot: _Boot, run: BoardRun) -> Iterator[str]:
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
-    )
-    try:
-        for body in framed_bodies(proc, opts.boot_timeout_s, opts.idle_timeout_s, run.output_tail):
-            if body == "BEGIN":
-                boot.begun = True
-            elif body.startswith("PLAN "):
-                boot.plan = [t for t in body[5:].split(",") if t]
-            elif body == "RESTART":
-                boot.restart = True
-            elif body.startswith("ERROR "):
-                boot.usage_error = body[6:]
-            elif body.startswith("EXIT "):
-                boot.exit_code = int(body[5:].strip() or "3")
-            elif body.startswith("{"):
-                yield body
-    except Silent as silent:
-        boot.error = (
-            f"the board went silent: no output for {silent.waited_s:.0f} s"
-            if boot.begun
-            else f"the firmware did not boot: no output in {silent.waited_s:.0f} s"
+    def __init__(self, cmd: list[str], opts: BoardOptions, run: BoardRun) -> None:
+        self._opts, self._run = opts, run
+        self._proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE
         )
-    finally:
-        if proc.poll() is None:
+
+    def bodies(self) -> Iterator[str]:
+        return framed_bodies(
+            self._proc, self._opts.boot_timeout_s, self._opts.idle_timeout_s, self._run.output_tail
+        )
+
+    def send(self, data: bytes) -> None:
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(data)
+            self._proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # QEMU has gone: its silence says the rest
+
+    def close(self) -> str:
+        proc = self._proc
+        try:
+            proc.wait(timeout=2)  # the firmware ends QEMU itself after EXIT
+        except subprocess.TimeoutExpired:
             proc.kill()
-        proc.wait(timeout=10)
+            proc.wait(timeout=10)
+        if proc.stdin:
+            proc.stdin.close()
         err = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
-        if not boot.begun and boot.error is None and boot.usage_error is None:
-            boot.error = "the firmware did not boot" + (f": {err.splitlines()[-1]}" if err else "")
-
-
-def _end_record(
-    tests: list[dict[str, object]], complete: bool, elapsed_ms: float
-) -> tuple[dict[str, object], int]:
-    """The end record of a run that took several boots, from its test records;
-    and its exit code."""
-    count = {s: sum(1 for t in tests if t.get("status") == s) for s in
-             ("ok", "pass", "fail", "error", "skipped", "interrupted")}  # fmt: skip
-    code = 3 if count["error"] or not complete else 1 if count["fail"] else 0
-    return {
-        "record": "end", "schema_version": 1,
-        "status": "complete" if complete else "interrupted",
-        "tests": len(tests), "passed": count["ok"] + count["pass"], "failed": count["fail"],
-        "errors": count["error"], "skipped": count["skipped"],
-        "interrupted": count["interrupted"], "exit_code": code,
-        "elapsed_ms": round(elapsed_ms),
-    }, code  # fmt: skip
+        return err.splitlines()[-1] if err else ""
 
 
 def run_on_board(opts: BoardOptions, probe_args: list[str], run: BoardRun) -> Iterator[str]:
@@ -186,70 +98,12 @@ def run_on_board(opts: BoardOptions, probe_args: list[str], run: BoardRun) -> It
     if not opts.firmware.is_file():
         raise UsageError(f"firmware not found: {opts.firmware}")
     fw_extra = ["--fw-qemu", f"icount:{opts.icount}" if opts.icount is not None else "tcg"]
-    args = list(probe_args)
-    plan: list[str] | None = None
-    done: list[str] = []
-    tests: list[dict[str, object]] = []
-    end_line: str | None = None
-    t0 = time.monotonic()
-    while run.boots < opts.max_boots:
-        boot = _Boot()
-        run.boots += 1
-        before = len(done)
-        for line in _boot(qemu_command(qemu, opts, [*args, *fw_extra]), opts, boot, run):
-            record = _peek(line)
-            kind = record.get("record")
-            if kind == "system" and run.boots > 1:
-                continue  # the first boot's describes the run
-            if kind == "end":
-                end_line = line
-                continue
-            if kind == "test":
-                done.append(str(record.get("id")))
-                tests.append(record)
-            yield line
-        if plan is None:
-            plan = boot.plan
-        if boot.usage_error:
-            run.exit_code, run.error = 2, boot.usage_error
-            return
-        if boot.error:
-            run.exit_code, run.error = 3, boot.error
-            break
-        if not boot.restart:
-            run.exit_code = boot.exit_code if boot.exit_code is not None else 3
-            break
-        run.restarts.append(done[-1] if done else "?")
-        left = [t for t in (plan or []) if t not in done]
-        if not left:
-            break
-        if len(done) == before:
-            run.exit_code, run.error = 3, "the board restarted without finishing any test"
-            break
-        args = _with_tests(probe_args, left)
-    else:
-        run.exit_code, run.error = 3, f"gave up after {opts.max_boots} boots"
-    complete = plan is not None and all(t in done for t in plan) and run.error is None
-    if run.boots == 1 and end_line is not None:
-        yield end_line
-    elif tests or end_line is not None:
-        if run.error is None and not complete:
-            run.error = "the run ended before every test had a record"
-        end, code = _end_record(tests, complete, (time.monotonic() - t0) * 1000)
-        yield json.dumps(end)
-        run.exit_code = 3 if run.error else code
-
-
-def _peek(line: str) -> dict[str, object]:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    cmd = qemu_command(qemu, opts)
+    return run_boots(lambda: _QemuBoot(cmd, opts, run), probe_args, run, fw_extra, opts.max_boots)
 
 
 class FreeRTOSBoard(Target):
-    """The catalogue as FreeRTOS firmware on QEMU's MPS2 AN385 board (TCG:
+    """The catalogue as FreeRTOS firmware on a board QEMU emulates (TCG:
     emulated, so timings are not rated; --icount makes them reproducible)."""
 
     kind, usage = "freertos-qemu", "freertos-qemu"
@@ -260,6 +114,13 @@ class FreeRTOSBoard(Target):
             raise UsageError("--icount: the shift must be 0..10")
         if getattr(args, "cpus", None) is not None:
             raise UsageError("--cpus: the FreeRTOS board has one CPU")
+        board = board_named(getattr(args, "board", None) or DEFAULT_BOARD)
+        if not board.qemu:
+            raise UsageError(
+                f"--board {board.name}: no QEMU machine models it; run it on the board in a "
+                "labgrid lab (docs/lab.md)"
+            )
+        self._board = board.name
         self._opts: BoardOptions | None = None
         self._run = BoardRun()
 
@@ -283,9 +144,17 @@ class FreeRTOSBoard(Target):
             help="QEMU instruction counting: reproducible virtual-time figures "
             f"(shift {ICOUNT_DEFAULT_SHIFT} if not given)",
         )
+        g.add_argument(
+            "--board",
+            metavar="BOARD",
+            help=f"the board of the FreeRTOS firmware: {', '.join(BOARDS)} "
+            f"(default {DEFAULT_BOARD}; a labgrid place's board too)",
+        )
 
     def prepare(self) -> None:
-        self._opts = BoardOptions(firmware=find_firmware(repo_root()), icount=self._icount)
+        self._opts = BoardOptions(
+            firmware=find_firmware(repo_root(), self._board), icount=self._icount, board=self._board
+        )
 
     def run(self, probe_args: list[str]) -> Iterator[str]:
         assert self._opts is not None, "prepare() first"
@@ -295,13 +164,16 @@ class FreeRTOSBoard(Target):
     def outcome(self) -> tuple[int | None, str | None]:
         return self._run.exit_code, self._run.error
 
+    def system_additions(self) -> Record:
+        return system_additions(self._run)
+
     def describe(self) -> Record:
         return target_record(
             "freertos-qemu",
-            "FreeRTOS on QEMU mps2-an385",
+            f"FreeRTOS on QEMU {self._board}",
             True,  # TCG, whatever the firmware says
             False,
-            board="mps2-an385",
+            board=self._board,
             firmware=str(self._opts.firmware) if self._opts else None,
             accel="tcg",
             icount_shift=self._icount,

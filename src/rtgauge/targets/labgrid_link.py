@@ -94,6 +94,11 @@ class Coordinator:
         if self.lost.is_set():
             callback()
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The session's event loop, running in its own thread."""
+        return self._loop
+
     def _call(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:

@@ -1,13 +1,16 @@
 """A board in a labgrid lab: `--target labgrid://[COORDINATOR/]PLACE`.
 
 The place is acquired through labgrid's coordinator (waiting up to
---acquire-timeout while someone else holds it), powered on where it has a
-power resource, and reached over SSH by labgrid's SSHDriver on the place's
-NetworkService. The run itself is the SSH target's (the static probe of the
-board's architecture copied, run, its lines streamed back), riding on the
-SSHDriver's connection. The place is released on every way out; a coordinator
-lost during the run stops the probe on the board and ends the run (exit 3):
-the place is no longer known to be ours, so the board must not keep running.
+--acquire-timeout while someone else holds it) and powered on where it has a
+power resource. A place with a NetworkService is a board with an OS, reached
+over SSH by labgrid's SSHDriver: the run is the SSH target's (the static
+probe of the board's architecture copied, run, its lines streamed back),
+riding on the SSHDriver's connection. A place with a serial console and a
+debug probe and no network is a microcontroller board: the FreeRTOS firmware
+of --board is flashed through labgrid's OpenOCDDriver and read from the
+console (labgrid_mcu.py). The place is released on every way out; a
+coordinator lost during the run stops the run (exit 3): the place is no
+longer known to be ours, so the board must not keep running for us.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ from rtgauge.errors import RunError, UsageError
 from rtgauge.model import Record
 from rtgauge.probe import repo_root
 from rtgauge.targets.base import Target, target_record
+from rtgauge.targets.firmware import find_firmware
+from rtgauge.targets.fw_session import system_additions
 from rtgauge.targets.labgrid_link import Coordinator, coordinator_address
+from rtgauge.targets.labgrid_mcu import CONSOLES, PROBES, McuBoard, McuParts, mcu_parts
 from rtgauge.targets.ssh import SshRun, SshTarget, run_over_ssh, stop_remote
 
 _URL = re.compile(r"labgrid://(?:(?P<coordinator>[^/\s]+)/)?(?P<place>[A-Za-z0-9._+:-]+)/?")
@@ -63,6 +69,9 @@ class LabgridPlace(Target):
         self._identity: Path | None = args.identity
         self._ssh_options: list[str] = list(args.ssh_option)
         self._sudo: bool = args.sudo
+        self._board: str | None = getattr(args, "board", None)
+        self._openocd: str | None = getattr(args, "openocd", None)
+        self._mcu: McuBoard | None = None  # a microcontroller board: no SSH
         self._root = root
         self._run = SshRun()
         self._link: Coordinator | None = None
@@ -94,6 +103,11 @@ class LabgridPlace(Target):
             metavar="SECONDS",
             help="how long to wait for a place someone else holds (default 60; then exit 3)",
         )
+        g.add_argument(
+            "--openocd",
+            metavar="PATH",
+            help="a microcontroller place: OpenOCD on the exporter's host (default: its PATH's)",
+        )
 
     def prepare(self) -> None:
         if self._root is None:
@@ -103,9 +117,32 @@ class LabgridPlace(Target):
         self._acquired = True
         self._link.on_lost(self._coordinator_lost)
         resources = self._link.resources(self.place)
-        self._lg_target = _labgrid_target(self.place, resources)
+        if not any(cls == "NetworkService" for _, cls in resources):
+            self._mcu = self._mcu_board(resources)  # bad places found before power
+        else:
+            self._lg_target = _labgrid_target(self.place, resources)
         self.powered = _power_on(self._lg_target, resources)
-        self._ssh = self._connect(resources)
+        if self._mcu is not None:
+            self._mcu.activate()
+        else:
+            self._ssh = self._connect(resources)
+
+    def _mcu_board(self, resources: dict[tuple[str, str], Any]) -> McuBoard:
+        assert self._link is not None and self._root is not None
+        tags = dict(getattr(self._link.places()[self.place], "tags", {}) or {})
+        console, probe, board = mcu_parts(self.place, resources, tags, self._board, self._root)
+        # The probe is a resource labgrid manages (its exporter's USB device):
+        # the target is labgrid's own for the place, a RemotePlace.
+        self._lg_target = _remote_target(self._link, self.place)
+        parts = McuParts(
+            console=console,
+            probe=probe,
+            board=board,
+            firmware=find_firmware(self._root, board),
+            openocd_config=self._root / "core" / "boards" / board / "openocd.cfg",
+            openocd=self._openocd,
+        )
+        return McuBoard(self.place, self._lg_target, parts)
 
     def _connect(self, resources: dict[tuple[str, str], Any]) -> SshTarget:
         """SSH through labgrid's SSHDriver: its connection, proxies and all,
@@ -138,20 +175,30 @@ class LabgridPlace(Target):
     def _coordinator_lost(self) -> None:
         """From labgrid's thread: the place may no longer be ours, stop the board's run."""
         self.lost.set()
-        self.problems.append(
-            f"lost the labgrid coordinator {self.address} during the run: the probe on the "
-            f"board was stopped; place {self.place} could not be released (a restarted "
-            "coordinator starts with every place free)"
+        what = (
+            "reading the board was stopped" if self._mcu else "the probe on the board was stopped"
         )
+        self.problems.append(
+            f"lost the labgrid coordinator {self.address} during the run: {what}; "
+            f"place {self.place} could not be released (a restarted coordinator starts with "
+            "every place free)"
+        )
+        if self._mcu is not None:
+            self._mcu.stop.set()
         if self._ssh is not None:
             threading.Thread(target=stop_remote, args=(self._ssh, self._run), daemon=True).start()
 
     def run(self, probe_args: list[str]) -> Iterator[str]:
+        if self._mcu is not None:
+            self.stream = self._mcu.run(probe_args)
+            return self.stream
         assert self._ssh is not None and self._root is not None, "prepare() first"
         self.stream = run_over_ssh(self._ssh, self._root, probe_args, self._run)
         return self.stream
 
     def stop(self) -> None:
+        if self._mcu is not None:  # the board finishes its test; we stop reading
+            self._mcu.stop.set()
         if self._ssh is not None:  # from a signal handler: the remote stop runs aside
             threading.Thread(target=stop_remote, args=(self._ssh, self._run), daemon=True).start()
 
@@ -176,13 +223,26 @@ class LabgridPlace(Target):
         self._link = None
 
     def outcome(self) -> tuple[int | None, str | None]:
-        notes = [*self.problems, *([self._run.error] if self._run.error else [])]
-        code = self._run.exit_code
+        run = self._mcu.parts.run if self._mcu is not None else self._run
+        notes = [*self.problems, *([run.error] if run.error else [])]
+        code = run.exit_code
         if self.lost.is_set() and code in (0, 1):
             code = 3  # cut short by the loss, however the probe ended
         return code, "; ".join(dict.fromkeys(notes)) or None
 
+    def system_additions(self) -> Record:
+        return system_additions(self._mcu.parts.run) if self._mcu is not None else {}
+
+    @property
+    def probe_command(self) -> str:
+        return "rtgauge-fw" if self._mcu is not None else "rtgauge-probe"
+
     def describe(self) -> Record:
+        mcu: dict[str, object] = {}
+        if self._mcu is not None:
+            p = self._mcu.parts
+            mcu = {"board": p.board, "firmware": str(p.firmware), "console": p.console,
+                   "bootstrap": f"OpenOCDDriver on {p.probe}", "boots": p.run.boots}  # fmt: skip
         return target_record(
             "labgrid",
             f"labgrid://{self.address}/{self.place}",
@@ -191,8 +251,9 @@ class LabgridPlace(Target):
             coordinator=self.address,
             place=self.place,
             address=self._ssh.label if self._ssh else None,
-            arch=self._run.arch,
+            arch=self._run.arch if self._mcu is None else "arm",
             powered=self.powered,
+            **mcu,
         )
 
 
@@ -202,12 +263,33 @@ def _labgrid_target(place: str, resources: dict[tuple[str, str], Any]) -> Any:
     from labgrid import target_factory
 
     target = LabgridTarget(place)
+    driven = {"NetworkService", *CONSOLES, *PROBES, *POWER_DRIVERS}
     for (name, cls), entry in resources.items():
-        if cls != "NetworkService" and cls not in POWER_DRIVERS:
+        if cls not in driven:
             continue  # only what rtgauge drives
         resource = target_factory.make_resource(target, cls, name, entry.args)
         resource.avail = entry.avail
         resource.extra = entry.extra
+    return target
+
+
+def _remote_target(link: Coordinator, place: str) -> Any:
+    """labgrid's Target for an acquired place as its client builds it: a
+    RemotePlace, whose resources labgrid expands and keeps up to date through
+    its RemotePlaceManager. The manager is given our session (and its loop,
+    running in its own thread) rather than opening a second one."""
+    from labgrid import Target as LabgridTarget
+    from labgrid import target_factory
+    from labgrid.resource.remote import RemotePlaceManager
+
+    manager = RemotePlaceManager.get()
+    if manager.session is not link.session:
+        manager.session, manager.loop, manager.url = link.session, link.loop, link.address
+    target = LabgridTarget(place)
+    try:
+        target_factory.make_resource(target, "RemotePlace", place, {})
+    except Exception as exc:  # labgrid raises its own errors
+        raise RunError(f"labgrid place {place}: {exc}") from exc
     return target
 
 

@@ -1,10 +1,17 @@
-/* FreeRTOS configuration of the rtgauge firmware (MPS2 AN385, Cortex-M3,
- * 25 MHz). The values that change behaviour are reported in the system
- * record (core/osal/freertos/sysinfo.c): keep the two in step. */
+/* FreeRTOS configuration of the rtgauge firmware, the same on every board
+ * but for what the board's board_config.h says (its NVIC priority bits)
+ * and its core clock, known once the board has set it up. The values that
+ * change behaviour are reported in the system record
+ * (core/osal/freertos/sysinfo.c): keep the two in step. */
 #ifndef FREERTOS_CONFIG_H
 #define FREERTOS_CONFIG_H
 
-#define configCPU_CLOCK_HZ 25000000UL
+#include <stdint.h>
+
+#include "board_config.h"
+
+extern uint32_t board_core_hz; /* core/boards/<board>/board.c */
+#define configCPU_CLOCK_HZ (board_core_hz)
 #define configTICK_RATE_HZ 1000
 #define configUSE_PREEMPTION 1
 /* Off: equal priorities do not share the CPU by themselves, so a task made
@@ -31,10 +38,9 @@
 
 #define configSUPPORT_STATIC_ALLOCATION 0
 #define configSUPPORT_DYNAMIC_ALLOCATION 1
-/* heap_4 (first fit, coalescing) over the 16 MB PSRAM: tasks, queues,
- * semaphores, and the C library's malloc (board/newlib.c). */
-#define configTOTAL_HEAP_SIZE (16u * 1024u * 1024u - 64u)
-#define configAPPLICATION_ALLOCATED_HEAP 1
+/* heap_5 (heap_4's first fit with coalescing, over regions given at
+ * start) over the RAM the board leaves free: tasks, queues, semaphores,
+ * and the C library's malloc (heap.c). */
 
 #define configUSE_IDLE_HOOK 0
 #define configUSE_TICK_HOOK 1
@@ -48,10 +54,11 @@
 #define configUSE_CO_ROUTINES 0
 #define configUSE_TIMERS 0
 
-/* Cortex-M3 has 8 priority bits of which the CMSDK core implements 3. */
-#define configPRIO_BITS 3
-#define configKERNEL_INTERRUPT_PRIORITY (7 << (8 - configPRIO_BITS))
-/* Interrupts at 5..7 may call FreeRTOS's FromISR functions. */
+/* 8 priority bits of which the core implements the board's. */
+#define configPRIO_BITS BOARD_NVIC_PRIO_BITS
+#define configKERNEL_INTERRUPT_PRIORITY (((1 << configPRIO_BITS) - 1) << (8 - configPRIO_BITS))
+/* Interrupts at 5 and below (numerically above) may call FreeRTOS's FromISR
+ * functions. */
 #define configMAX_SYSCALL_INTERRUPT_PRIORITY (5 << (8 - configPRIO_BITS))
 
 #define INCLUDE_vTaskPrioritySet 1
@@ -62,8 +69,8 @@
 #define INCLUDE_vTaskDelay 1
 #define INCLUDE_xTaskGetSchedulerState 1
 #define INCLUDE_xTaskGetCurrentTaskHandle 1
-#define INCLUDE_uxTaskGetStackHighWaterMark 0
-#define INCLUDE_xTaskGetIdleTaskHandle 0
+#define INCLUDE_uxTaskGetStackHighWaterMark 1
+#define INCLUDE_xTaskGetIdleTaskHandle 1
 #define INCLUDE_eTaskGetState 1
 #define INCLUDE_xTaskAbortDelay 1
 
@@ -74,9 +81,10 @@ void rtg_fr_assert_failed(const char *file, int line);
             rtg_fr_assert_failed(__FILE__, __LINE__);                                              \
     } while (0)
 
-/* The port's handlers under the names of the vector table (board/startup.c). */
+/* The port's handlers under the names of the boards' vector tables; the
+ * tick's SysTick_Handler is the boards' own (core/boards/cortex_m/isr.c),
+ * which calls xPortSysTickHandler. */
 #define vPortSVCHandler SVC_Handler
 #define xPortPendSVHandler PendSV_Handler
-#define xPortSysTickHandler SysTick_Handler
 
 #endif

@@ -6,8 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* A build for a small board may ask for less (-D): one CPU, fewer --opt. */
+#ifndef RTG_MAX_CPUS
 #define RTG_MAX_CPUS 1024
+#endif
+#ifndef RTG_MAX_OVERRIDES
 #define RTG_MAX_OVERRIDES 64
+#endif
 #define RTG_MAX_SELECTED 256
 
 struct rtg_override {

@@ -65,7 +65,8 @@ void rtg_test_record_free(struct rtg_ctx *ctx);
 enum rtg_status rtg_ctx_status(const struct rtg_ctx *ctx, int run_rc, bool interrupted,
                                bool overran);
 const char *rtg_status_name(enum rtg_status st);
-/* Writes the whole test record (one line, newline-terminated). */
+/* Writes the whole test record (one line, newline-terminated). The figure
+ * sets are freed as they are written: the context is only freed after. */
 void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, double duration_ms,
                   struct rtg_json *out);
 

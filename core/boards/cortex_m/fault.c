@@ -1,5 +1,5 @@
-/* Faults. A fault in thread mode that the runner claims (a test task's,
- * see core/osal/freertos/isolate.c) is contained: the faulting task
+/* Faults. A fault in thread mode that the runner claims (a test task's:
+ * the OS layer's isolation registers the claim) is contained: the faulting task
  * resumes, in thread mode, at the address the runner gives, and the fault
  * is named to it.
  * Any other fault (in an interrupt, in the kernel, in the runner itself,
@@ -10,9 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "FreeRTOS.h"
 #include "board.h"
-#include "task.h"
 
 #define SCB_CFSR (*(volatile uint32_t *)0xE000ED28u)
 #define SCB_HFSR (*(volatile uint32_t *)0xE000ED2Cu)
@@ -24,7 +22,7 @@ static board_fault_claim claim;
 
 void board_set_fault_handler(board_fault_claim fn) { claim = fn; }
 
-static __attribute__((noreturn)) void fatal(const char *what)
+void board_fatal(const char *what)
 {
     __asm__ volatile("cpsid i" ::: "memory");
     static const char frame[] = "@RTG@ FAULT ";
@@ -43,7 +41,7 @@ __attribute__((used)) static void fault_entry(uint32_t *frame, uint32_t exc_retu
     void (*resume)(void) = NULL;
     bool thread = (exc_return & EXC_RETURN_PSP) != 0;
     if (!thread || (SCB_CFSR & CFSR_STACKING) || !claim || !claim(what, &resume) || !resume)
-        fatal(what);
+        board_fatal(what);
     frame[6] = (uint32_t)(uintptr_t)resume & ~1u; /* pc */
     frame[7] = XPSR_THUMB;                         /* no IT state, Thumb */
     SCB_CFSR = SCB_CFSR;                           /* write 1 to clear */
@@ -64,22 +62,14 @@ __attribute__((used)) static void fault_entry(uint32_t *frame, uint32_t exc_retu
                          ".ltorg");                                                                \
     }
 
+void HardFault_Handler(void);
+void MemManage_Handler(void);
+void BusFault_Handler(void);
+void UsageFault_Handler(void);
 FAULT_HANDLER(HardFault_Handler, "HardFault")
 FAULT_HANDLER(MemManage_Handler, "MemManage fault")
 FAULT_HANDLER(BusFault_Handler, "BusFault")
 FAULT_HANDLER(UsageFault_Handler, "UsageFault")
 
-void Default_Handler(void) { fatal("unexpected interrupt"); }
-
-/* Detected in a context switch (an interrupt): not containable. */
-void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
-{
-    (void)task, (void)name;
-    fatal("task stack overflow");
-}
-
-void rtg_fr_assert_failed(const char *file, int line)
-{
-    (void)file, (void)line;
-    fatal("FreeRTOS assertion failed");
-}
+void Default_Handler(void);
+void Default_Handler(void) { board_fatal("unexpected interrupt"); }

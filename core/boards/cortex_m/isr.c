@@ -1,0 +1,48 @@
+/* Every interrupt the firmware owns enters and leaves here, on every
+ * board: the timer of IRQ-P-LAT (its vector is board_isr_irq_timer) and
+ * the OS tick (SysTick). The hooks of board_isr.h mark the entry and the
+ * exit; the board's part only acknowledges its timer. */
+#include <errno.h>
+
+#include "board.h"
+#include "board_isr.h"
+
+static void (*irq_timer_fn)(void *arg);
+static void *irq_timer_arg;
+
+int board_irq_timer_start(uint32_t first, uint32_t period, uint8_t prio, void (*fn)(void *arg),
+                          void *arg)
+{
+    board_irq_timer_halt();
+    irq_timer_fn = fn;
+    irq_timer_arg = arg;
+    int rc = board_irq_timer_program(first, period, prio);
+    if (rc)
+        irq_timer_fn = NULL;
+    return rc;
+}
+
+void board_irq_timer_stop(void)
+{
+    board_irq_timer_halt();
+    irq_timer_fn = NULL;
+}
+
+void board_isr_irq_timer(void)
+{
+    board_isr_enter(BOARD_ISR_IRQ_TIMER);
+    board_irq_timer_ack();
+    if (irq_timer_fn)
+        irq_timer_fn(irq_timer_arg);
+    board_isr_exit(BOARD_ISR_IRQ_TIMER);
+}
+
+/* The counter is read on every tick, so no 32-bit wrap goes unseen. */
+void SysTick_Handler(void);
+void SysTick_Handler(void)
+{
+    board_isr_enter(BOARD_ISR_TICK);
+    (void)board_clock_ticks();
+    board_os_tick();
+    board_isr_exit(BOARD_ISR_TICK);
+}

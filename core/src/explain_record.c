@@ -3,6 +3,7 @@
  * values (rtg/osal_trace.h), this file writes every key, once. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rtg_private/explain.h"
@@ -52,17 +53,19 @@ void rtg_explain_stop(struct rtg_explain *x)
 {
     if (x->state != RTG_EXPLAIN_ON || !x->rec)
         return;
-    rtg_trace_close(x->rec, &x->res);
+    x->res = malloc(sizeof *x->res); /* NULL: the windows are dropped, the record says so */
+    rtg_trace_close(x->rec, x->res);
     x->rec = NULL;
-    x->have_result = true;
 }
 
 void rtg_explain_free(struct rtg_explain *x)
 {
     rtg_explain_stop(x);
-    if (x->have_result)
-        rtg_trace_result_free(&x->res);
-    x->have_result = false;
+    if (x->res) {
+        rtg_trace_result_free(x->res);
+        free(x->res);
+    }
+    x->res = NULL;
 }
 
 static void emit_event(struct rtg_json *j, const struct rtg_tev *e, uint64_t release)
@@ -163,9 +166,12 @@ void rtg_explain_emit(const struct rtg_explain *x, struct rtg_json *j)
     rtg_json_obj_begin(j);
     bool on = x->state == RTG_EXPLAIN_ON;
     rtg_json_kstr(j, "state", on ? "on" : x->state == RTG_EXPLAIN_OFF ? "off" : "not explained");
-    rtg_json_kstr(j, "why", on ? NULL : x->why);
-    if (on && x->have_result) {
-        const struct rtg_trace_result *r = &x->res;
+    if (on && !x->res)
+        rtg_json_kstr(j, "why", "no memory was left to keep the windows");
+    else
+        rtg_json_kstr(j, "why", on ? NULL : x->why);
+    if (on && x->res) {
+        const struct rtg_trace_result *r = x->res;
         rtg_json_kstr(j, "source", r->source);
         rtg_json_kstr(j, "clock", r->clock);
         rtg_json_kstr(j, "prio_scale", r->prio_scale);

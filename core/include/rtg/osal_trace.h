@@ -124,7 +124,8 @@ int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, c
 void rtg_trace_offer(struct rtg_trace *t, const char *metric, uint64_t release_ns,
                      uint64_t end_ns);
 /* Stops recording, restores everything, and hands over the windows kept
- * (free them with rtg_trace_result_free). t is freed. */
+ * (free them with rtg_trace_result_free), or drops them when out is NULL.
+ * t is freed. */
 void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out);
 void rtg_trace_result_free(struct rtg_trace_result *r);
 /* Removes what a recorder of a process that no longer exists left behind

@@ -199,7 +199,8 @@ void rtg_trace_offer(struct rtg_trace *t, const char *metric, uint64_t release_n
 
 void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
 {
-    memset(out, 0, sizeof *out);
+    if (out)
+        memset(out, 0, sizeof *out);
     if (!t)
         return;
     pthread_mutex_lock(&t->lock);
@@ -213,8 +214,12 @@ void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
     rtg_tr_teardown(t);
     pthread_mutex_destroy(&t->lock);
     sem_destroy(&t->wake);
-    rtg_tr_resolve_symbols(&t->res);
-    *out = t->res;
+    if (out) {
+        rtg_tr_resolve_symbols(&t->res);
+        *out = t->res;
+    } else {
+        rtg_trace_result_free(&t->res);
+    }
     free(t->dec);
     free(t->page);
     free(t->scratch);

@@ -24,7 +24,8 @@ void rtg_trace_offer(struct rtg_trace *t, const char *metric, uint64_t release_n
 void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
 {
     (void)t;
-    memset(out, 0, sizeof *out);
+    if (out)
+        memset(out, 0, sizeof *out);
 }
 
 void rtg_trace_result_free(struct rtg_trace_result *r) { r->n_windows = 0; }

@@ -21,9 +21,8 @@ struct rtg_explain {
     enum rtg_explain_state state;
     char why[256];
     struct rtg_trace_config cfg;
-    struct rtg_trace *rec; /* while recording */
-    struct rtg_trace_result res;
-    bool have_result;
+    struct rtg_trace *rec;        /* while recording */
+    struct rtg_trace_result *res; /* after: on the heap (a board's stacks are small) */
 };
 
 /* Starts the recorder for a test that explains figures (state ON), or

@@ -65,12 +65,15 @@ def _alive(pid: int) -> bool:
     return not Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].startswith(" Z")
 
 
-def _ours_left() -> list[str]:
-    """rtgauge instances whose probe is gone (a live one is another run's)."""
+def _instances() -> list[str]:
     if not _mounted():
         return []
-    names = [p.name for p in (TRACEFS / "instances").iterdir() if p.name.startswith("rtgauge-")]
-    return [n for n in names if not _alive(int(n.split("-")[1]))]
+    return [p.name for p in (TRACEFS / "instances").iterdir() if p.name.startswith("rtgauge-")]
+
+
+def _ours_left() -> list[str]:
+    """rtgauge instances whose probe is gone (a live one is another run's)."""
+    return [n for n in _instances() if not _alive(int(n.split("-")[1]))]
 
 
 @contextmanager
@@ -187,10 +190,11 @@ def test_a_probe_killed_with_sigkill_leaves_instances_the_next_run_removes() -> 
              "--cpus", str(CPU), "--opt", "TMR-P-LAT.duration_ms=20000"],
             stdout=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
+        before = set(_instances())
         deadline = time.monotonic() + 20
-        while not _ours_left() and time.monotonic() < deadline:
+        while not set(_instances()) - before and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _ours_left(), "the recorder never started"
+        assert set(_instances()) - before, "the recorder never started"
         os.killpg(probe.pid, signal.SIGKILL)  # the runner and its test child
         probe.wait()
         time.sleep(0.2)

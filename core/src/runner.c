@@ -253,6 +253,8 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
         counts[st]++;
         ran++;
     }
+    if (cfg->mode == RTG_MODE_FACTS && !rtg_isolate_interrupted())
+        rtg_sleep_ns((uint64_t)RTG_FACTS_WINDOW_MS * 1000000u); /* the window: see config.h */
     struct rtg_sys_extra end_facts = {0};
     rtg_sys_end_facts(cfg->cpus, cfg->n_cpus, &end_facts);
     rtg_isolate_end(&iso);

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Sequence
 
 from rtgauge import __version__
-from rtgauge.cli import compare, history, import_cmd, lab, list_cmd, report, run, runs
+from rtgauge.cli import check, compare, history, import_cmd, lab, list_cmd, report, run, runs
 from rtgauge.errors import RunError, UsageError
 from rtgauge.fmt import term
 
-COMMANDS = (run, list_cmd, report, runs, compare, lab, history, import_cmd)
+COMMANDS = (run, check, list_cmd, report, runs, compare, lab, history, import_cmd)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -57,7 +57,7 @@ def read_facts(target: Target, pargs: list[str]) -> list[Record]:
             except UsageError as exc:
                 print(f"rtgauge: warning: {term(str(exc))}", file=sys.stderr)
     except UsageError as exc:  # raised on the way to the target (ssh, a board)
-        raise RunError(f"cannot reach the target: {exc}") from exc
+        raise RunError(f"cannot reach or start the target: {exc}") from exc
     code, message = target.outcome()
     if code == 2 and message:
         raise UsageError(message.removeprefix("rtgauge-probe: error: "))

@@ -97,7 +97,9 @@ def test_an_unreachable_host_is_exit_3(cli: Any) -> None:
     """Nothing listens on port 1: ssh is refused at once."""
     code, out, err = cli("check", "--target", "ssh://nobody@127.0.0.1:1")
     assert code == 3 and out == ""
-    assert err.startswith("rtgauge: error: cannot reach or start the target") and err.count("\n") == 1
+    assert (
+        err.startswith("rtgauge: error: cannot reach or start the target") and err.count("\n") == 1
+    )
 
 
 def test_bad_options_are_exit_2(cli: Any, tmp_path: Path) -> None:

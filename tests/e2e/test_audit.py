@@ -161,3 +161,17 @@ def test_check_on_the_freertos_board(cli: Any) -> None:
     assert f["rtos-timer-task"]["status"] == "n/a"  # the firmware has no software timers
     assert f["rtos-mpu"]["status"] == "warn"  # the core has one, the port does not use it
     assert any("at the run's end" in e for e in f["rtos-heap"]["evidence"])
+
+
+def test_check_in_a_preempt_rt_guest(cli: Any) -> None:
+    """A Debian PREEMPT_RT kernel under QEMU, isolated CPU on its command line:
+    the guest's own facts, judged on the host."""
+    code, out, err = cli(
+        "check", "--target", "qemu", "--kernel-package", "linux-image-rt-amd64",
+        "--append", "isolcpus=1 nohz_full=1", "--cpus", "1", "--format", "json",
+    )  # fmt: skip
+    assert code in (0, 1), err
+    f = by_id(json.loads(out))
+    assert f["preempt-model"]["status"] == "pass" and f["preempt-model"]["value"] == "rt"
+    assert f["cpu-isolation"]["status"] == "pass"
+    assert f["hypervisor"]["status"] in ("warn", "fail")  # a guest: KVM, or TCG's emulation

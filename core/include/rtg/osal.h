@@ -88,7 +88,8 @@ int rtg_clock_resolution_ns(enum rtg_clock_id id, uint64_t *ns);
 int rtg_lock_memory(void); /* all current and future pages */
 int rtg_unlock_memory(void);
 int rtg_cpu_count_configured(void);
-/* Whether this process may run on cpu (affinity mask). */
+/* Whether this process may run on cpu: in its affinity, or one it may move
+ * to (an isolated CPU, outside the affinity a process inherits). */
 bool rtg_cpu_usable(int cpu);
 
 #endif

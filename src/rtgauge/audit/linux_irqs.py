@@ -71,6 +71,10 @@ def _ipi_lines(f: Facts) -> tuple[list[str], dict[str, int]]:
     return lines, fired
 
 
+def _irqs(n: int) -> str:
+    return f"{n} device IRQ" + ("s" if n != 1 else "")
+
+
 # ---- irq-affinity ----
 def irq_affinity(f: Facts) -> Verdict:
     if not f.a.present:
@@ -103,8 +107,7 @@ def irq_affinity(f: Facts) -> Verdict:
         names = ", ".join(str(i["irq"]) for i in fired[:SHOWN])
         return Verdict(
             "fail",
-            f"{len(fired)} device IRQs fired {total}× on the measured CPUs "
-            f"during the run (IRQ {names})",
+            f"{_irqs(len(fired))} fired {total}× on the measured CPUs during the run (IRQ {names})",
             ev,
             fix,
             f"{len(fired)} fired",
@@ -115,7 +118,7 @@ def irq_affinity(f: Facts) -> Verdict:
         when = "none fired there during the run" if counted else "counts during the run unknown"
         return Verdict(
             "warn",
-            f"{len(found)} device IRQs may land on the measured CPUs (IRQ {names}); {when}",
+            f"{_irqs(len(found))} may land on the measured CPUs (IRQ {names}); {when}",
             ev,
             fix,
             f"{len(found)} may land",

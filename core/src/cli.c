@@ -113,9 +113,11 @@ void rtg_cli_usage(FILE *out)
           "                     [--no-explain] [--explain-keep K] [--explain-floor-us X]\n"
           "                     [--explain-lookback-us X] [--explain-buffer-kb N]\n"
           "                     [--explain-events N]\n"
+          "       rtgauge-probe --facts [--cpus LIST] [--out FILE|-]\n"
           "Runs real-time behaviour and performance tests; writes JSON lines\n"
-          "(schema/result-v1.json). Exit: 0 all ran, 1 a verdict failed, 2 bad usage,\n"
-          "3 a test errored, was stopped by the watchdog or the run was interrupted.\n",
+          "(schema/result-v1.json). --facts runs none: the system's facts only, read\n"
+          "before and after a 1 s window. Exit: 0 all ran, 1 a verdict failed, 2 bad\n"
+          "usage, 3 a test errored, was stopped by the watchdog or the run was interrupted.\n",
           out);
 }
 
@@ -166,6 +168,8 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
             cfg->mode = RTG_MODE_LIST;
         } else if (IS("--list-json") && !eq) {
             cfg->mode = RTG_MODE_LIST_JSON;
+        } else if (IS("--facts") && !eq) {
+            cfg->mode = RTG_MODE_FACTS;
         } else if ((IS("--help") || IS("-h")) && !eq) {
             cfg->mode = RTG_MODE_HELP;
         } else if (IS("--version") && !eq) {
@@ -361,6 +365,12 @@ int rtg_cli_resolve(struct rtg_config *cfg, char *err, size_t n)
 static int resolve(struct rtg_config *cfg, char *err, size_t n)
 {
     cfg->n_selected = 0;
+    if (cfg->mode == RTG_MODE_FACTS) {
+        /* No test runs: options of tests would be silently ignored. */
+        if (cfg->tests || cfg->n_overrides || cfg->quick)
+            return fail(err, n, "--facts runs no test: --tests, --opt and --quick do not apply");
+        return 0;
+    }
     if (!cfg->tests) {
         for (size_t i = 0; i < rtg_registry_len; i++)
             select_index(cfg, i);

@@ -102,6 +102,7 @@ int main(int argc, char **argv)
         list_json();
         return 0;
     case RTG_MODE_RUN:
+    case RTG_MODE_FACTS:
         break;
     }
     FILE *out = stdout;

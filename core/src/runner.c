@@ -261,6 +261,10 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
         counts[st]++;
         ran++;
     }
+    if (cfg->mode == RTG_MODE_FACTS && !rtg_isolate_interrupted())
+        rtg_sleep_ns((uint64_t)RTG_FACTS_WINDOW_MS * 1000000u); /* the window: see config.h */
+    struct rtg_sys_extra end_facts = {0};
+    rtg_sys_end_facts(cfg->cpus, cfg->n_cpus, &end_facts);
     rtg_isolate_end(&iso);
 
     /* A test the port had to abandon ends the run early: the tests after it
@@ -284,6 +288,8 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     rtg_json_kint(&j, "interrupted", counts[RTG_ST_INTERRUPTED]);
     rtg_json_kint(&j, "exit_code", code);
     rtg_json_knum(&j, "elapsed_ms", (double)((rtg_mono_ns() - t_start) / 1000000u));
+    rtg_end_facts_write(&j, &end_facts);
+    rtg_sys_extra_free(&end_facts);
     rtg_json_obj_end(&j);
     rtg_json_raw_value(&j, "\n", 1);
     emit_line(&rs, j.buf, j.len);

@@ -1,6 +1,8 @@
 /* Helpers a port fills its system facts with (rtg/osal_sys.h). In the base
  * library: the port calls down into them, never up into the probe. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "rtg/osal_sys.h"
 
@@ -10,16 +12,42 @@ void rtg_sys_text_set(struct rtg_sys_text *t, const char *s)
     snprintf(t->v, sizeof t->v, "%s", s);
 }
 
+/* Room for one more fact: the list doubles, from 64, up to the maximum. */
+static bool make_room(struct rtg_sys_extra *x)
+{
+    if (x->n < x->cap)
+        return true;
+    if (x->cap >= RTG_SYS_EXTRA_MAX)
+        return false;
+    size_t cap = x->cap ? x->cap * 2 : 64;
+    if (cap > RTG_SYS_EXTRA_MAX)
+        cap = RTG_SYS_EXTRA_MAX;
+    struct rtg_sys_fact *grown = realloc(x->facts, cap * sizeof *grown);
+    if (!grown)
+        return false;
+    x->facts = grown;
+    x->cap = cap;
+    return true;
+}
+
 struct rtg_sys_fact *rtg_sys_extra_add(struct rtg_sys_extra *x, const char *path,
                                        enum rtg_sys_fact_type type)
 {
-    if (x->n == RTG_SYS_EXTRA_MAX) {
+    if (!path || strlen(path) >= RTG_SYS_FACT_PATH_MAX || !make_room(x)) {
         x->dropped++;
         return NULL;
     }
     struct rtg_sys_fact *f = &x->facts[x->n++];
-    *f = (struct rtg_sys_fact){.path = path, .type = type};
+    memset(f, 0, sizeof *f);
+    memcpy(f->path, path, strlen(path) + 1);
+    f->type = type;
     return f;
+}
+
+void rtg_sys_extra_free(struct rtg_sys_extra *x)
+{
+    free(x->facts);
+    memset(x, 0, sizeof *x);
 }
 
 void rtg_sys_extra_text(struct rtg_sys_extra *x, const char *path, const char *s)

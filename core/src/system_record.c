@@ -100,17 +100,26 @@ static void fact_value(struct rtg_json *j, const char *key, const struct rtg_sys
 #define PATH_DEPTH 8
 #define SEGMENT_MAX 64
 
+/* Whether path's first segment is name. */
+static bool in_object(const char *path, const char *name)
+{
+    size_t l = first_segment(path);
+    return strlen(name) == l && strncmp(path, name, l) == 0 && path[l] == '.' && path[l + 1];
+}
+
 /* Writes into the open object j the facts of the record group group
  * (their path without "group."), or, with OWN_GROUP, the facts of groups
- * of their own, each group an object. The objects a path names are opened
- * and closed as consecutive paths go. */
-static void write_facts(struct rtg_json *j, const struct rtg_sys_extra *x, int group)
+ * of their own, each group an object (only those of the group `only`
+ * when it is not NULL). The objects a path names are opened and closed as
+ * consecutive paths go. */
+static void write_facts(struct rtg_json *j, const struct rtg_sys_extra *x, int group,
+                        const char *only)
 {
     char open[PATH_DEPTH][SEGMENT_MAX];
     size_t depth = 0;
     for (size_t i = 0; i < x->n; i++) {
         const struct rtg_sys_fact *f = &x->facts[i];
-        if (fact_place(f->path) != group)
+        if (fact_place(f->path) != group || (only && !in_object(f->path, only)))
             continue;
         const char *rel = f->path;
         if (group != OWN_GROUP)
@@ -197,7 +206,7 @@ static void emit_host(struct rtg_json *j, const struct rtg_sys_facts *f)
     k_text_always(j, "release", &h->release);
     k_text_always(j, "version", &h->version);
     k_text_always(j, "machine", &h->machine);
-    write_facts(j, &f->extra, IN_HOST);
+    write_facts(j, &f->extra, IN_HOST, NULL);
     rtg_json_obj_end(j);
 }
 
@@ -217,9 +226,9 @@ static void emit_kernel(struct rtg_json *j, const struct rtg_sys_facts *f)
     k_text(j, "nohz_full", &k->nohz_full);
     k_int(j, "rt_runtime_us", &k->rt_runtime_us);
     k_int(j, "rt_period_us", &k->rt_period_us);
-    write_facts(j, &f->extra, IN_KERNEL);
+    write_facts(j, &f->extra, IN_KERNEL, NULL);
     rtg_json_obj_end(j);
-    write_facts(j, &f->extra, OWN_GROUP); /* an RTOS's "rtos", beside "kernel" */
+    write_facts(j, &f->extra, OWN_GROUP, NULL); /* "rtos", "audit": beside "kernel" */
 }
 
 static void emit_cpu(struct rtg_json *j, const struct rtg_config *cfg,
@@ -231,7 +240,7 @@ static void emit_cpu(struct rtg_json *j, const struct rtg_config *cfg,
     rtg_json_kint(j, "online", f->cpu.online);
     rtg_json_kint(j, "configured", f->cpu.configured);
     k_text(j, "governor", &f->cpu.governor);
-    write_facts(j, &f->extra, IN_CPU);
+    write_facts(j, &f->extra, IN_CPU, NULL);
     rtg_json_key(j, "selected");
     rtg_json_arr_begin(j);
     for (size_t i = 0; i < cfg->n_cpus; i++)
@@ -271,7 +280,7 @@ static void emit_clock(struct rtg_json *j, const struct rtg_sys_facts *f)
     rtg_json_obj_begin(j);
     rtg_json_kstr(j, "source", rtg_clock_source_name());
     k_text(j, "kernel_clocksource", &f->clock.kernel_clocksource);
-    write_facts(j, &f->extra, IN_CLOCK);
+    write_facts(j, &f->extra, IN_CLOCK, NULL);
     rtg_json_knum(j, "freq_hz", rtg_clock_g.freq_hz);
     rtg_json_knum(j, "calibration_error_ppm", rtg_clock_g.calibration_error_ppm);
     floor_stats(j);
@@ -303,7 +312,7 @@ static void emit_virtualization(struct rtg_json *j, const struct rtg_sys_facts *
     rtg_sys_hypervisor_vendor(vendor, sizeof vendor);
     rtg_json_kstr(j, "vendor", vendor[0] ? vendor : NULL);
     rtg_json_kbool(j, "emulated", rtg_sys_emulated());
-    write_facts(j, &f->extra, IN_VIRTUALIZATION);
+    write_facts(j, &f->extra, IN_VIRTUALIZATION, NULL);
     rtg_json_obj_end(j);
 }
 
@@ -381,6 +390,12 @@ void rtg_system_record_emit(struct rtg_json *j, int argc, char **argv,
                             const struct rtg_config *cfg, const struct rtg_privileges *p)
 {
     memset(&facts, 0, sizeof facts);
-    rtg_sys_facts(cfg->cpus[0], &facts);
+    rtg_sys_facts(cfg->cpus, cfg->n_cpus, &facts);
     rtg_system_record_write(j, argc, argv, cfg, p, &facts);
+    rtg_sys_extra_free(&facts.extra);
+}
+
+void rtg_end_facts_write(struct rtg_json *j, const struct rtg_sys_extra *x)
+{
+    write_facts(j, x, OWN_GROUP, "audit");
 }

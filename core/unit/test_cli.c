@@ -30,6 +30,16 @@ int main(void)
     CHECK_EQ_U(cfg.n_selected, rtg_registry_len);
     CHECK(cfg.n_cpus >= 1);
 
+    /* --facts: no test, and no test's option accepted. */
+    CHECK_EQ_U(parse("--facts", "--cpus", "0"), 0);
+    CHECK_EQ_U(cfg.mode, RTG_MODE_FACTS);
+    CHECK_EQ_U(cfg.n_selected, 0);
+    CHECK_EQ_U(cfg.n_cpus, 1);
+    CHECK_EQ_U(parse("--facts", "--tests", "TMR-P-LAT"), 2);
+    CHECK(strstr(err, "--facts runs no test") != NULL);
+    CHECK_EQ_U(parse("--facts", "--quick", NULL), 2);
+    CHECK_EQ_U(parse("--facts=1", NULL, NULL), 2);
+
     CHECK_EQ_U(parse("--tests", "TMR-*", NULL), 0);
     CHECK(cfg.n_selected >= 1);
     for (size_t i = 0; i < cfg.n_selected; i++)

@@ -65,12 +65,44 @@ int main(void)
     CHECK(has(r, "\"kernel_clocksource\":null,\"resolution_ns\":40,\"freq_hz\":"));
     CHECK(has(r, "\"a port's warning\",\"2 system facts of the port are not in this record\"]"));
 
-    /* A full list counts what it could not hold. */
-    memset(x, 0, sizeof *x);
+    /* The end record carries the end's facts under "audit", and only those. */
+    struct rtg_sys_extra end = {0};
+    rtg_sys_extra_uint(&end, "audit.irqs.24.count", 12);
+    rtg_sys_extra_uint(&end, "audit.irqs.25.count", 0);
+    rtg_sys_extra_int(&end, "audit.steal.ticks", 3);
+    rtg_sys_extra_int(&end, "status.x", 1); /* not the audit's: left out */
+    rtg_json_reset(&j);
+    rtg_json_obj_begin(&j);
+    rtg_json_kstr(&j, "record", "end");
+    rtg_end_facts_write(&j, &end);
+    rtg_json_obj_end(&j);
+    CHECK(!j.failed && j.depth == 0);
+    CHECK(has(j.buf, "{\"record\":\"end\",\"audit\":{\"irqs\":{\"24\":{\"count\":12},"
+                     "\"25\":{\"count\":0}},\"steal\":{\"ticks\":3}}}"));
+    rtg_sys_extra_free(&end);
+    CHECK(end.n == 0 && end.facts == NULL);
+
+    /* A path is copied (a port builds it in a buffer it reuses). */
+    rtg_sys_extra_free(x);
+    char built[32];
+    snprintf(built, sizeof built, "audit.irqs.%d.count", 7);
+    rtg_sys_extra_uint(x, built, 1);
+    snprintf(built, sizeof built, "audit.irqs.%d.count", 8);
+    CHECK(strcmp(x->facts[0].path, "audit.irqs.7.count") == 0);
+
+    /* A full list, or a path too long to hold, counts what it could not hold. */
+    rtg_sys_extra_free(x);
     for (int i = 0; i < RTG_SYS_EXTRA_MAX; i++)
-        CHECK(rtg_sys_extra_add(x, "rtos.n", RTG_FACT_NULL) != NULL);
+        CHECK_EQ_U(rtg_sys_extra_add(x, "rtos.n", RTG_FACT_NULL) != NULL, 1);
     CHECK(rtg_sys_extra_add(x, "rtos.n", RTG_FACT_NULL) == NULL);
     CHECK_EQ_U(x->dropped, 1);
+    rtg_sys_extra_free(x);
+    char too_long[RTG_SYS_FACT_PATH_MAX + 1];
+    memset(too_long, 'a', sizeof too_long - 1);
+    too_long[sizeof too_long - 1] = '\0';
+    CHECK(rtg_sys_extra_add(x, too_long, RTG_FACT_NULL) == NULL);
+    CHECK_EQ_U(x->dropped, 1);
+    rtg_sys_extra_free(x);
     rtg_json_free(&j);
     return unit_report("test_system_record");
 }

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rtgauge import legacy_catalogue
+from rtgauge.audit_facts import AuditFacts, EndFacts
 from rtgauge.errors import UsageError
 from rtgauge.validate import Record as Record
 from rtgauge.validate import check_catalogue_line
@@ -423,6 +424,8 @@ class Kernel:
     nohz_full: str | None
     rt_runtime_us: int | None
     rt_period_us: int | None
+    cmdline: str | None = None  # written by some probes only
+    preempt_dynamic: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -503,6 +506,7 @@ class System:
     run: Plan
     warnings: list[str]
     rtos: Record | None  # another OS than Linux: its kernel, port, board, settings
+    audit: AuditFacts  # the real-time audit's facts at the start (none in older records)
 
     @classmethod
     def from_dict(cls, d: Record, where: str = "system record") -> System:
@@ -544,6 +548,8 @@ class System:
                 k["nohz_full"],
                 k["rt_runtime_us"],
                 k["rt_period_us"],
+                k.get("cmdline"),
+                k.get("preempt_dynamic"),
             ),
             cpu=Cpu(c["model"], c["online"], c["configured"], c["governor"], list(c["selected"])),
             clock=Clock(
@@ -566,6 +572,7 @@ class System:
             run=Plan(d["run"]["quick"], d["run"]["duration_scale"], list(d["run"]["tests"])),
             warnings=[str(w) for w in d.get("warnings", [])],
             rtos=d.get("rtos") or None,
+            audit=AuditFacts.read(d.get("audit")),
         )
 
 
@@ -582,6 +589,7 @@ class End:
     interrupted: int
     exit_code: int
     elapsed_ms: float
+    audit: EndFacts = EndFacts(False)  # the counts at the run's end (none in older records)
 
     @classmethod
     def read(cls, d: Record) -> End:
@@ -595,6 +603,7 @@ class End:
             d.get("interrupted", 0),
             d["exit_code"],
             d["elapsed_ms"],
+            EndFacts.read(d.get("audit")),
         )
 
 

@@ -120,8 +120,8 @@ int main(void)
     if (rtg_cli_parse(n_args, args, &cfg, err, sizeof err) ||
         rtg_cli_resolve(&cfg, err, sizeof err))
         usage_error(err);
-    if (cfg.mode != RTG_MODE_RUN)
-        usage_error("the firmware only runs tests (the catalogue: rtgauge list)");
+    if (cfg.mode != RTG_MODE_RUN && cfg.mode != RTG_MODE_FACTS)
+        usage_error("the firmware only runs tests or --facts (the catalogue: rtgauge list)");
     printf("PLAN ");
     for (size_t i = 0; i < cfg.n_selected; i++)
         printf("%s%s", i ? "," : "", rtg_registry[cfg.selected[i]]->id);

@@ -95,7 +95,8 @@ int rtg_mem_available(size_t *free_bytes, size_t *largest_block);
  * stack as the port sizes it, the kernel's and the OSAL's own). */
 size_t rtg_thread_mem_bytes(size_t stack_size);
 int rtg_cpu_count_configured(void);
-/* Whether this process may run on cpu (affinity mask). */
+/* Whether this process may run on cpu: in its affinity, or one it may move
+ * to (an isolated CPU, outside the affinity a process inherits). */
 bool rtg_cpu_usable(int cpu);
 
 #endif

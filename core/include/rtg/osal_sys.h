@@ -14,12 +14,18 @@
  *   field left zero is unknown (null). A fact added to a group later is
  *   therefore null on every port until a port fills it.
  * - Facts only some ports have (an RTOS's configuration, a board's clock
- *   resolution; next, Linux's real-time audit: isolation, IRQ affinities,
+ *   resolution, the real-time audit's facts: isolation, IRQ affinities,
  *   idle states, THP, watchdogs, kernel options ...) are named facts in a
  *   list (struct rtg_sys_extra): a dotted path and a typed value. A port
  *   adds them without a change to this interface or to any other port; the
  *   writer places "clock.x" inside "clock", and a fact of a group the
- *   record does not have ("rtos.name") in that group after "kernel". */
+ *   record does not have ("rtos.name", "audit.thp.enabled") in that group
+ *   after "kernel".
+ * - The audit's facts that count something over the run (how often each
+ *   IRQ fired on the measured CPUs, the hypervisor's steal time, the free
+ *   heap) are read again at the run's end (rtg_sys_end_facts), with the
+ *   same paths: the end record carries them under "audit". The host judges
+ *   both (docs/audit.md); the probe only reads. */
 #ifndef RTG_OSAL_SYS_H
 #define RTG_OSAL_SYS_H
 #include <stdbool.h>
@@ -126,14 +132,15 @@ enum rtg_sys_fact_type {
     RTG_FACT_NUM,
     RTG_FACT_TEXT,
 };
+#define RTG_SYS_FACT_PATH_MAX 96
 #ifndef RTG_SYS_FACT_TEXT_MAX
 #define RTG_SYS_FACT_TEXT_MAX 256
 #endif
 struct rtg_sys_fact {
     /* Where it goes: object names and the key, joined by dots
-     * ("rtos.config.configUSE_PREEMPTION"); a string that outlives the
-     * record (a literal). Facts of one object are listed together. */
-    const char *path;
+     * ("rtos.config.configUSE_PREEMPTION", "audit.irqs.24.count"); copied,
+     * so a port may build it. Facts of one object are listed together. */
+    char path[RTG_SYS_FACT_PATH_MAX];
     enum rtg_sys_fact_type type;
     union {
         bool b;
@@ -143,11 +150,16 @@ struct rtg_sys_fact {
     } v;
     char text[RTG_SYS_FACT_TEXT_MAX]; /* RTG_FACT_TEXT */
 };
-#define RTG_SYS_EXTRA_MAX 64
+/* The list grows as facts are added (the Linux audit names hundreds: an
+ * IRQ, an idle state of each measured CPU; an RTOS a few dozen), up to
+ * RTG_SYS_EXTRA_MAX. A fact beyond it, one whose path is too long, or one
+ * that cannot be allocated is counted in dropped, and the record says so.
+ * A zeroed list is empty; rtg_sys_extra_free gives its memory back. */
+#define RTG_SYS_EXTRA_MAX 8192
 struct rtg_sys_extra {
-    size_t n;
-    size_t dropped; /* facts beyond RTG_SYS_EXTRA_MAX: the record says so */
-    struct rtg_sys_fact facts[RTG_SYS_EXTRA_MAX];
+    size_t n, cap;
+    size_t dropped;
+    struct rtg_sys_fact *facts;
 };
 
 /* The port's own warnings: what makes figures on this target less
@@ -167,17 +179,24 @@ struct rtg_sys_facts {
     struct rtg_sys_warnings warnings;
 };
 
-/* Fills *f, zeroed by the caller, with what the port can read; cpu is the
- * run's first CPU (where hz_measured is counted). Called once, before the
+/* Fills *f, zeroed by the caller, with what the port can read of the
+ * target, the real-time audit's facts among them; cpus are the measured
+ * CPUs (hz_measured is counted on the first). Called once, before the
  * first test. */
-void rtg_sys_facts(int cpu, struct rtg_sys_facts *f);
+void rtg_sys_facts(const int *cpus, size_t n_cpus, struct rtg_sys_facts *f);
+
+/* Adds to *x, zeroed by the caller, the audit's facts that count over the
+ * run, read again at its end, with the paths they had at the start
+ * ("audit.irqs.24.count"): the end record carries them under "audit". A
+ * port with none adds nothing. Called once, after the last test. */
+void rtg_sys_end_facts(const int *cpus, size_t n_cpus, struct rtg_sys_extra *x);
 
 /* Helpers for a port filling its facts (core/src/sys_facts.c, in the base
  * library below the port): a text that does not fit its field is cut. */
 void rtg_sys_text_set(struct rtg_sys_text *t, const char *s);
-/* Adds a named fact; NULL (and counted in dropped) when the list is full.
- * The rtg_sys_extra_* forms add one of each type (RTG_FACT_NULL: a fact
- * named but unknown, through rtg_sys_extra_add). */
+/* Adds a named fact; NULL (and counted in dropped) when it cannot be
+ * added. The rtg_sys_extra_* forms add one of each type (RTG_FACT_NULL: a
+ * fact named but unknown, through rtg_sys_extra_add). */
 struct rtg_sys_fact *rtg_sys_extra_add(struct rtg_sys_extra *x, const char *path,
                                        enum rtg_sys_fact_type type);
 void rtg_sys_extra_text(struct rtg_sys_extra *x, const char *path, const char *s);
@@ -185,6 +204,8 @@ void rtg_sys_extra_bool(struct rtg_sys_extra *x, const char *path, bool v);
 void rtg_sys_extra_int(struct rtg_sys_extra *x, const char *path, int64_t v);
 void rtg_sys_extra_uint(struct rtg_sys_extra *x, const char *path, uint64_t v);
 void rtg_sys_extra_num(struct rtg_sys_extra *x, const char *path, double v);
+/* Gives the list's memory back; the list is empty (zeroed) after. */
+void rtg_sys_extra_free(struct rtg_sys_extra *x);
 /* Adds a warning; beyond RTG_SYS_WARNINGS_MAX, the rest are left out. */
 void rtg_sys_warning(struct rtg_sys_warnings *w, const char *s);
 

@@ -10,6 +10,41 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The configuration first, alone: which trace hooks it defines itself is
+ * known only before FreeRTOS.h fills in its empty defaults. */
+#include "FreeRTOSConfig.h"
+static const char config_trace_hooks[] = ""
+#ifdef traceTASK_SWITCHED_IN
+                                         " traceTASK_SWITCHED_IN"
+#endif
+#ifdef traceTASK_SWITCHED_OUT
+                                         " traceTASK_SWITCHED_OUT"
+#endif
+#ifdef traceTASK_INCREMENT_TICK
+                                         " traceTASK_INCREMENT_TICK"
+#endif
+#ifdef traceMOVED_TASK_TO_READY_STATE
+                                         " traceMOVED_TASK_TO_READY_STATE"
+#endif
+#ifdef traceQUEUE_SEND
+                                         " traceQUEUE_SEND"
+#endif
+#ifdef traceQUEUE_RECEIVE
+                                         " traceQUEUE_RECEIVE"
+#endif
+#ifdef traceTASK_DELAY_UNTIL
+                                         " traceTASK_DELAY_UNTIL"
+#endif
+#ifdef traceISR_ENTER
+                                         " traceISR_ENTER"
+#endif
+    ;
+#ifdef configASSERT
+#define RTG_FR_ASSERTS true
+#else
+#define RTG_FR_ASSERTS false
+#endif
+
 #include "FreeRTOS.h"
 #include "board.h"
 #include "fr_internal.h"
@@ -143,6 +178,18 @@ static void rtos_facts(struct rtg_sys_extra *x)
     rtg_sys_extra_int(x, "rtos.config.configIDLE_SHOULD_YIELD", configIDLE_SHOULD_YIELD);
     rtg_sys_extra_int(x, "rtos.config.configCHECK_FOR_STACK_OVERFLOW",
                       configCHECK_FOR_STACK_OVERFLOW);
+    rtg_sys_extra_int(x, "rtos.config.configUSE_TRACE_FACILITY", configUSE_TRACE_FACILITY);
+    rtg_sys_extra_int(x, "rtos.config.configGENERATE_RUN_TIME_STATS",
+                      configGENERATE_RUN_TIME_STATS);
+    rtg_sys_extra_int(x, "rtos.config.configUSE_TICKLESS_IDLE", configUSE_TICKLESS_IDLE);
+    rtg_sys_extra_int(x, "rtos.config.configUSE_MALLOC_FAILED_HOOK", configUSE_MALLOC_FAILED_HOOK);
+    rtg_sys_extra_int(x, "rtos.config.configUSE_TIMERS", configUSE_TIMERS);
+#ifdef configTIMER_TASK_PRIORITY
+    rtg_sys_extra_int(x, "rtos.config.configTIMER_TASK_PRIORITY", configTIMER_TASK_PRIORITY);
+#else
+    rtg_sys_extra_add(x, "rtos.config.configTIMER_TASK_PRIORITY", RTG_FACT_NULL);
+#endif
+    rtg_sys_extra_int(x, "rtos.config.portUSING_MPU_WRAPPERS", portUSING_MPU_WRAPPERS);
     rtg_sys_extra_text(x, "rtos.priority_map",
                        "SCHED_OTHER -> 1; SCHED_FIFO/SCHED_RR level p (1..99) -> p + 1; the "
                        "watchdog (99) -> 100, the highest; idle 0");
@@ -153,13 +200,43 @@ static void rtos_facts(struct rtg_sys_extra *x)
         rtg_sys_extra_int(x, "rtos.icount_shift", icount_shift);
 }
 
-void rtg_sys_facts(int cpu, struct rtg_sys_facts *f)
+/* The MPU's region count, from the Armv7-M MPU_TYPE register (DREGION,
+ * bits 15:8): 0 when the core has none. The runner's task is privileged
+ * (the non-MPU port), so it may read the System Control Space. */
+static unsigned mpu_regions(void)
 {
-    (void)cpu;
+    return (unsigned)((*(volatile uint32_t *)0xE000ED90u >> 8) & 0xffu);
+}
+
+/* The audit's own facts (docs/audit.md): what the configuration holds
+ * beyond its values, the MPU, and the heap now. */
+static void audit_facts(struct rtg_sys_extra *x)
+{
+    rtg_sys_extra_bool(x, "audit.asserts", RTG_FR_ASSERTS);
+    rtg_sys_extra_text(x, "audit.trace_hooks", config_trace_hooks[0] ? config_trace_hooks + 1 : "");
+    rtg_sys_extra_int(x, "audit.mpu_regions", mpu_regions());
+    rtg_sys_extra_uint(x, "audit.heap_free_bytes", xPortGetFreeHeapSize());
+    rtg_sys_extra_uint(x, "audit.heap_min_free_bytes", xPortGetMinimumEverFreeHeapSize());
+}
+
+/* At the run's end: how low the heap went while the tests ran. */
+void rtg_sys_end_facts(const int *cpus, size_t n_cpus, struct rtg_sys_extra *x)
+{
+    (void)cpus;
+    (void)n_cpus;
+    rtg_sys_extra_uint(x, "audit.heap_free_bytes", xPortGetFreeHeapSize());
+    rtg_sys_extra_uint(x, "audit.heap_min_free_bytes", xPortGetMinimumEverFreeHeapSize());
+}
+
+void rtg_sys_facts(const int *cpus, size_t n_cpus, struct rtg_sys_facts *f)
+{
+    (void)cpus;
+    (void)n_cpus;
     host_facts(&f->host);
     kernel_facts(&f->kernel);
     rtos_facts(&f->extra);
     board_facts(&f->extra);
+    audit_facts(&f->extra);
     rtg_sys_text_set(&f->cpu.model, BOARD_CPU_MODEL);
     f->cpu.online = 1;
     f->cpu.configured = 1;

@@ -17,32 +17,16 @@
 
 #include "rtg/clock.h"
 #include "rtg/osal.h"
+#include "audit_facts.h"
+#include "sys_read.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
 
-/* First line of a file, trimmed; false if unreadable. */
-static bool read_line(const char *path, char *buf, size_t n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    bool ok = fgets(buf, (int)n, f) != NULL;
-    fclose(f);
-    if (!ok) {
-        buf[0] = '\0';
-        return true; /* readable but empty */
-    }
-    size_t l = strlen(buf);
-    while (l && isspace((unsigned char)buf[l - 1]))
-        buf[--l] = '\0';
-    return true;
-}
-
 /* A text fact from the first line of a file; unknown if unreadable. */
 static void text_file(struct rtg_sys_text *t, const char *path)
 {
-    t->known = read_line(path, t->v, sizeof t->v);
+    t->known = rtg_lx_read_line(path, t->v, sizeof t->v);
 }
 
 /* An integer fact from the first line of a file; unknown if unreadable or
@@ -50,45 +34,17 @@ static void text_file(struct rtg_sys_text *t, const char *path)
 static void int_file(struct rtg_sys_int *v, const char *path)
 {
     char buf[64], *end;
-    if (read_line(path, buf, sizeof buf)) {
+    if (rtg_lx_read_line(path, buf, sizeof buf)) {
         long long x = strtoll(buf, &end, 10);
         if (end != buf)
             *v = (struct rtg_sys_int){.known = true, .v = x};
     }
 }
 
-/* Value of "key: value" in /proc/cpuinfo-like files. */
-static bool find_field(const char *path, const char *key, char *out, size_t n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    char line[1024];
-    bool found = false;
-    size_t kl = strlen(key);
-    while (!found && fgets(line, sizeof line, f)) {
-        if (strncmp(line, key, kl) != 0)
-            continue;
-        char *c = strchr(line, ':');
-        if (!c)
-            continue;
-        c++;
-        while (*c == ' ' || *c == '\t')
-            c++;
-        snprintf(out, n, "%s", c);
-        size_t l = strlen(out);
-        while (l && isspace((unsigned char)out[l - 1]))
-            out[--l] = '\0';
-        found = true;
-    }
-    fclose(f);
-    return found;
-}
-
 bool rtg_sys_cpu_flag(const char *flag)
 {
     char flags[4096];
-    if (!find_field("/proc/cpuinfo", "flags", flags, sizeof flags))
+    if (!rtg_lx_find_field("/proc/cpuinfo", "flags", flags, sizeof flags))
         return false;
     size_t fl = strlen(flag);
     for (const char *p = strstr(flags, flag); p; p = strstr(p + 1, flag))
@@ -99,7 +55,7 @@ bool rtg_sys_cpu_flag(const char *flag)
 
 static bool os_pretty_name(char *out, size_t n)
 {
-    if (!find_field("/etc/os-release", "PRETTY_NAME", out, n)) {
+    if (!rtg_lx_find_field("/etc/os-release", "PRETTY_NAME", out, n)) {
         FILE *f = fopen("/etc/os-release", "r");
         char line[512];
         bool ok = false;
@@ -123,63 +79,46 @@ static bool os_pretty_name(char *out, size_t n)
     return true;
 }
 
-/* CONFIG_<key>'s value from the kernel's build configuration: the plain
- * /boot/config-<release>, else /proc/config.gz through gzip when the
- * target has it. */
+/* CONFIG_<key>'s value from the kernel's build configuration. */
 static bool kconfig(const char *release, const char *key, char *out, size_t n)
 {
-    char path[512], line[512], want[128];
-    snprintf(path, sizeof path, "/boot/config-%s", release);
-    snprintf(want, sizeof want, "CONFIG_%s=", key);
-    FILE *f = fopen(path, "r");
-    bool piped = false;
-    if (!f && access("/proc/config.gz", R_OK) == 0) {
-        f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
-        piped = f != NULL;
-    }
-    if (!f)
+    char value[1][RTG_LX_KCONFIG_VALUE_MAX];
+    const char *keys[] = {key};
+    if (!rtg_lx_kconfig(release, keys, 1, value) || strcmp(value[0], "n") == 0)
         return false;
-    bool found = false;
-    while (fgets(line, sizeof line, f)) {
-        if (!found && strncmp(line, want, strlen(want)) == 0) {
-            snprintf(out, n, "%s", line + strlen(want));
-            out[strcspn(out, "\n")] = '\0';
-            found = true;
-        }
-    }
-    if (piped)
-        pclose(f);
-    else
-        fclose(f);
-    return found;
-}
-
-static bool has_word(const char *s, const char *word)
-{
-    size_t l = strlen(word);
-    for (const char *p = strstr(s, word); p; p = strstr(p + 1, word))
-        if ((p == s || p[-1] == ' ') && (p[l] == ' ' || p[l] == '\0'))
-            return true;
-    return false;
+    snprintf(out, n, "%s", value[0]);
+    return true;
 }
 
 static const char *const preempt_names[] = {"none", "voluntary", "full", "lazy"};
 
-/* Preemption model: /sys/kernel/realtime, then debugfs (the current
- * model is the one in parentheses), then preempt= on the command line,
- * then the kernel configuration; null when none of them tells. */
+/* Whether uname -v names PREEMPT_RT: "PREEMPT_RT", or a combined form such
+ * as "PREEMPT_{RT,LAZY}". */
+static bool uname_says_rt(const char *version)
+{
+    return rtg_lx_has_word(version, "PREEMPT_RT") || strstr(version, "PREEMPT_{RT") != NULL;
+}
+
+/* Preemption model. PREEMPT_RT first, by any of its three marks:
+ * /sys/kernel/realtime (the out-of-tree patch; gone since RT is mainline,
+ * 6.12), uname -v, CONFIG_PREEMPT_RT. Then debugfs (the current model is
+ * the one in parentheses), preempt= on the command line, the kernel
+ * configuration; null when none of them tells. */
 static void preempt_model(struct rtg_sys_kernel *k, const struct utsname *u)
 {
     char buf[4096];
     const char *model = NULL, *source = NULL;
-    bool dynamic = has_word(u->version, "PREEMPT_DYNAMIC");
-    if (read_line("/sys/kernel/realtime", buf, sizeof buf) && strcmp(buf, "1") == 0) {
+    bool dynamic = rtg_lx_has_word(u->version, "PREEMPT_DYNAMIC");
+    if (rtg_lx_read_line("/sys/kernel/realtime", buf, sizeof buf) && strcmp(buf, "1") == 0) {
         model = "rt";
         source = "/sys/kernel/realtime";
-    } else if (has_word(u->version, "PREEMPT_RT")) {
+    } else if (uname_says_rt(u->version)) {
         model = "rt";
         source = "uname -v";
-    } else if (read_line("/sys/kernel/debug/sched/preempt", buf, sizeof buf)) {
+    } else if (kconfig(u->release, "PREEMPT_RT", buf, sizeof buf) && strcmp(buf, "y") == 0) {
+        model = "rt";
+        source = "kernel config (CONFIG_PREEMPT_RT)";
+    } else if (rtg_lx_read_line("/sys/kernel/debug/sched/preempt", buf, sizeof buf)) {
         for (size_t i = 0; i < 4; i++) {
             char want[32];
             snprintf(want, sizeof want, "(%s)", preempt_names[i]);
@@ -189,11 +128,11 @@ static void preempt_model(struct rtg_sys_kernel *k, const struct utsname *u)
             }
         }
     }
-    if (!model && dynamic && read_line("/proc/cmdline", buf, sizeof buf)) {
+    if (!model && dynamic && rtg_lx_read_line("/proc/cmdline", buf, sizeof buf)) {
         for (size_t i = 0; i < 4; i++) {
             char want[32];
             snprintf(want, sizeof want, "preempt=%s", preempt_names[i]);
-            if (has_word(buf, want)) {
+            if (rtg_lx_has_word(buf, want)) {
                 model = preempt_names[i];
                 source = "preempt= on /proc/cmdline";
             }
@@ -207,7 +146,7 @@ static void preempt_model(struct rtg_sys_kernel *k, const struct utsname *u)
                 source = dynamic ? "kernel config (PREEMPT_DYNAMIC default)" : "kernel config";
             }
     }
-    if (!model && !dynamic && has_word(u->version, "PREEMPT")) {
+    if (!model && !dynamic && rtg_lx_has_word(u->version, "PREEMPT")) {
         model = "full";
         source = "uname -v";
     }
@@ -217,7 +156,7 @@ static void preempt_model(struct rtg_sys_kernel *k, const struct utsname *u)
     if (source)
         rtg_sys_text_set(&k->preempt_source, source);
     bool realtime = model && strcmp(model, "rt") == 0;
-    if (read_line("/sys/kernel/realtime", buf, sizeof buf))
+    if (rtg_lx_read_line("/sys/kernel/realtime", buf, sizeof buf))
         realtime = strcmp(buf, "1") == 0;
     k->realtime = (struct rtg_sys_bool){.known = true, .v = realtime};
     if (kconfig(u->release, "HZ", buf, sizeof buf))
@@ -296,11 +235,11 @@ double rtg_sys_tick_hz(int cpu, const char **source)
 
 static void cpu_model(char *out, size_t n)
 {
-    if (find_field("/proc/cpuinfo", "model name", out, n))
+    if (rtg_lx_find_field("/proc/cpuinfo", "model name", out, n))
         return;
-    if (find_field("/proc/cpuinfo", "Model", out, n))
+    if (rtg_lx_find_field("/proc/cpuinfo", "Model", out, n))
         return;
-    if (find_field("/proc/cpuinfo", "CPU part", out, n))
+    if (rtg_lx_find_field("/proc/cpuinfo", "CPU part", out, n))
         return;
     out[0] = '\0';
 }
@@ -313,7 +252,7 @@ bool rtg_sys_virtualized(void)
         return true;
 #endif
     char buf[64];
-    return read_line("/sys/hypervisor/type", buf, sizeof buf) && buf[0];
+    return rtg_lx_read_line("/sys/hypervisor/type", buf, sizeof buf) && buf[0];
 }
 
 bool rtg_sys_emulated(void)
@@ -342,7 +281,7 @@ void rtg_sys_hypervisor_vendor(char *out, size_t n)
         return;
     }
 #endif
-    read_line("/sys/hypervisor/type", out, n);
+    rtg_lx_read_line("/sys/hypervisor/type", out, n);
 }
 
 void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
@@ -428,20 +367,21 @@ static void cpu_facts(struct rtg_sys_cpu *c)
 static void warnings(struct rtg_sys_warnings *w)
 {
     char gov[64];
-    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov) &&
+    if (rtg_lx_read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov) &&
         strcmp(gov, "performance") != 0)
         rtg_sys_warning(w, "CPU frequency scaling is active (governor is not 'performance')");
 }
 
-void rtg_sys_facts(int cpu, struct rtg_sys_facts *f)
+void rtg_sys_facts(const int *cpus, size_t n_cpus, struct rtg_sys_facts *f)
 {
     struct utsname u;
     if (uname(&u) != 0)
         memset(&u, 0, sizeof u);
     host_facts(&f->host, &u);
-    kernel_facts(&f->kernel, &u, cpu);
+    kernel_facts(&f->kernel, &u, n_cpus ? cpus[0] : 0);
     cpu_facts(&f->cpu);
     text_file(&f->clock.kernel_clocksource,
               "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    rtg_lx_audit_facts(cpus, n_cpus, u.release, &f->extra);
     warnings(&f->warnings);
 }

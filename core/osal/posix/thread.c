@@ -170,12 +170,22 @@ int rtg_cpu_count_configured(void)
 bool rtg_cpu_usable(int cpu)
 {
 #ifdef __linux__
-    cpu_set_t set;
+    cpu_set_t set, one;
     if (cpu < 0 || cpu >= CPU_SETSIZE)
         return false;
     if (sched_getaffinity(0, sizeof set, &set))
         return false;
-    return CPU_ISSET(cpu, &set);
+    if (CPU_ISSET(cpu, &set))
+        return true;
+    /* Outside the affinity the process inherited: isolcpus= keeps new
+     * processes off the isolated CPUs, which are the ones to measure on.
+     * Usable when the process may move there (its cpuset allows it). */
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one))
+        return false;
+    sched_setaffinity(0, sizeof set, &set);
+    return true;
 #else
     return cpu >= 0 && cpu < rtg_cpu_count_configured();
 #endif

@@ -9,6 +9,11 @@ A regression is decided here, by pure functions of the bundles:
 A higher maximum alone is one extreme value against another, and more
 missed periods come from stalls that each miss many periods at once: both
 are shown as changes, never a regression by themselves.
+
+A run whose system settings differ from the run before it in its group (the
+kernel command line, the kernel's options, a sysctl, THP, a governor: what
+the audit reads) is marked with what changed: the figures after it may
+differ for that reason.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rtgauge.analysis.tail import TailTest, tail_test
+from rtgauge.audit.settings import changes
 from rtgauge.model import Metric, TestRecord
 from rtgauge.run import Run
 
@@ -82,6 +88,7 @@ class Finding:
 class RunEntry:
     run: Run
     findings: list[Finding] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # settings changed since the run before
 
     @property
     def regressed(self) -> bool:
@@ -140,6 +147,8 @@ def build(runs: list[Run]) -> list[History]:
     out = []
     for (system, label), group in groups.items():
         entries = [RunEntry(r) for r in group]
+        for before, entry in zip(entries, entries[1:], strict=False):
+            entry.changed = changes(before.run.system, entry.run.system)
         for i, entry in enumerate(entries):
             for t in entry.run.tests:
                 if t.status in ("error", "skipped", "interrupted"):

@@ -82,6 +82,9 @@ def print_text(histories: list[History]) -> None:
                 cells = [term(c) for c in run_cells(e, test_id)]
                 print("    " + " ".join(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)))
         for e in h.runs:
+            for c in e.changed:
+                print(f"  SETTING {term(e.run.created_at)}: {term(c)}")
+        for e in h.runs:
             for f in e.findings:
                 if f.regression:
                     print(

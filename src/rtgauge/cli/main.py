@@ -8,11 +8,22 @@ import sys
 from collections.abc import Sequence
 
 from rtgauge import __version__
-from rtgauge.cli import compare, explain, history, import_cmd, lab, list_cmd, report, run, runs
+from rtgauge.cli import (
+    check,
+    compare,
+    explain,
+    history,
+    import_cmd,
+    lab,
+    list_cmd,
+    report,
+    run,
+    runs,
+)
 from rtgauge.errors import RunError, UsageError
 from rtgauge.fmt import term
 
-COMMANDS = (run, list_cmd, report, explain, runs, compare, lab, history, import_cmd)
+COMMANDS = (run, check, list_cmd, report, explain, runs, compare, lab, history, import_cmd)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -14,6 +14,7 @@ from rtgauge.fmt import us
 from rtgauge.model import Bundle, family
 from rtgauge.report import plots
 from rtgauge.report.deadline_report import compare_section
+from rtgauge.report.differences_report import differences_blocks
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Report, Table
 from rtgauge.report.explain_section import compare_culprits
 from rtgauge.report.run_report import trust_warnings
@@ -236,6 +237,7 @@ def compare_blocks(
     ]
     sys_rows = [[Cell(key)] + [Cell(get(r)) for r in comp.runs] for key, get in getters]
     out += [Table(["", *comp.labels], sys_rows)]
+    out += differences_blocks(comp.labels, comp.runs)
     out += rating_blocks(comp, criteria)
     out += verdict_blocks(comp)
     out += offers_blocks(comp)

@@ -41,7 +41,9 @@ def run_cells(e: RunEntry, test_id: str) -> list[str]:
     vtext = f"{passed}/{len(verdicts)} pass" if verdicts else t.status
     lost = missed(t)
     regs = [f for f in e.findings if f.test == test_id and f.regression]
-    change = "REGRESSION" if regs else ""
+    change = ", ".join(
+        word for word, on in (("REGRESSION", regs), ("settings changed", e.changed)) if on
+    )
     return [
         r.created_at,
         kernel,
@@ -100,6 +102,11 @@ def history_blocks(histories: list[History]) -> list[Block]:
         ]
         if regs:
             out.append(Notice("Regressions", regs))
+        changed = [
+            f"#{i + 1} {e.run.created_at}: {c}" for i, e in enumerate(h.runs) for c in e.changed
+        ]
+        if changed:
+            out.append(Notice("Settings changed since the run before", changed, "note"))
         for test_id in test_ids(h):
             out.append(Heading(3, test_id))
             cols = []
@@ -125,7 +132,7 @@ def history_blocks(histories: list[History]) -> list[Block]:
             for i, e in enumerate(h.runs):
                 cells = run_cells(e, test_id)
                 row = [Cell(f"#{i + 1} {cells[0]}")] + [Cell(c) for c in cells[1:6]]
-                row.append(Cell(cells[6], "fail" if cells[6] else ""))
+                row.append(Cell(cells[6], "fail" if "REGRESSION" in cells[6] else ""))
                 rows.append(row)
             out.append(Table(HEADERS, rows))
             notes = [

@@ -7,10 +7,12 @@ from collections import defaultdict
 from typing import Any
 
 from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
+from rtgauge.audit import DEFAULT_BUDGET_NS, judge
 from rtgauge.conditions import figures_partial
 from rtgauge.fmt import COLUMNS, us, us2
 from rtgauge.model import Bundle, ImportInfo, Metric, System, TestRecord
 from rtgauge.report import plots
+from rtgauge.report.audit_report import audit_blocks
 from rtgauge.report.deadline_report import run_section
 from rtgauge.report.document import (
     Block,
@@ -336,6 +338,17 @@ def summary_table(run: Run) -> Table:
     return Table(["test", "what", "status", "worst max µs", "p99.99 (p99)", "mean", "figure"], rows)
 
 
+def audit_section(run: Run, deadline: DeadlineClaim | None) -> list[Block]:
+    """The audit, on the first screen: weighed against the deadline when one
+    was asked for. An imported run has no facts of its system to audit."""
+    if run.imported is not None:
+        return []
+    audit = run.audit
+    if deadline is not None and deadline.deadline_ns != DEFAULT_BUDGET_NS:
+        audit = judge(run.system, run.end, run.target, deadline.deadline_ns)
+    return audit_blocks(audit)
+
+
 def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
     s = run.system
     out: list[Block] = [
@@ -350,6 +363,7 @@ def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
     warnings = trust_warnings(run)
     if warnings:
         out.append(Notice("Why these figures may be less trustworthy", warnings))
+    out += audit_section(run, deadline)
     out += [
         Heading(2, "System and how it was measured", "system"),
         system_table(s, run.imported),

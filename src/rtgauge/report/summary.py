@@ -8,6 +8,7 @@ goes through fmt.term: a hostname cannot send escape sequences to the terminal.
 
 from __future__ import annotations
 
+from rtgauge.audit import judge
 from rtgauge.fmt import term, us2
 from rtgauge.model import Bundle, Metric, TestRecord
 
@@ -66,6 +67,14 @@ def summary_text(bundle: Bundle) -> str:
         f"  clock={s.clock.source}  floor={s.clock.floor_ns.mean:.0f} ns",
     ]
     lines += [f"  warning: {term(w)}" for w in s.warnings]
+    if s.audit.present:
+        audit = judge(s, bundle.end_view(), bundle.target_view())
+        failing = [f.id for f in audit.findings if f.status == "fail"]
+        lines.append(
+            f"  audit: {audit.counts_text()}"
+            + (f"; failing: {', '.join(failing)}" if failing else "")
+            + " (each check's evidence and fix: the report, or rtgauge check)"
+        )
     if not bundle.complete:
         lines.append("  warning: the run is incomplete (interrupted or cut short)")
     lines.append(

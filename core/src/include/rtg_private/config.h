@@ -21,7 +21,20 @@ struct rtg_override {
     char value[64];
 };
 
-enum rtg_mode { RTG_MODE_RUN, RTG_MODE_LIST, RTG_MODE_LIST_JSON, RTG_MODE_HELP, RTG_MODE_VERSION };
+/* RTG_MODE_FACTS: a run of no test, the system's facts only (the system
+ * record, an observation window, the end record with the end's facts):
+ * what `rtgauge check` asks of any target. */
+enum rtg_mode {
+    RTG_MODE_RUN,
+    RTG_MODE_FACTS,
+    RTG_MODE_LIST,
+    RTG_MODE_LIST_JSON,
+    RTG_MODE_HELP,
+    RTG_MODE_VERSION
+};
+/* How long --facts watches the system between its two readings (IRQ
+ * counts, steal time): long enough to see a periodic interrupt fire. */
+#define RTG_FACTS_WINDOW_MS 1000
 
 /* The flight recorder's settings (--no-explain, --explain-*). */
 struct rtg_explain_config {

@@ -19,5 +19,9 @@ void rtg_system_record_emit(struct rtg_json *j, int argc, char **argv,
 void rtg_system_record_write(struct rtg_json *j, int argc, char **argv,
                              const struct rtg_config *cfg, const struct rtg_privileges *p,
                              const struct rtg_sys_facts *f);
+/* Writes into the open object j (the end record) the facts of the run's
+ * end (rtg_sys_end_facts) under "audit"; a fact of any other group is left
+ * out. */
+void rtg_end_facts_write(struct rtg_json *j, const struct rtg_sys_extra *x);
 
 #endif

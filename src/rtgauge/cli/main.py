@@ -8,11 +8,12 @@ import sys
 from collections.abc import Sequence
 
 from rtgauge import __version__
-from rtgauge.cli import compare, history, import_cmd, lab, list_cmd, report, run, runs
+from rtgauge.cli import compare, history, import_cmd, lab, list_cmd, push, report, run, runs, serve
+from rtgauge.cli.common import resolve_store
 from rtgauge.errors import RunError, UsageError
 from rtgauge.fmt import term
 
-COMMANDS = (run, list_cmd, report, runs, compare, lab, history, import_cmd)
+COMMANDS = (run, list_cmd, report, runs, compare, lab, history, import_cmd, push, serve)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
+        resolve_store(args)
         code: int = args.execute(args)
         return code
     except UsageError as exc:

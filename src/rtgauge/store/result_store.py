@@ -32,7 +32,7 @@ from sqlalchemy.pool import NullPool
 from rtgauge.errors import UsageError
 from rtgauge.model import Bundle, load_bundle
 from rtgauge.store import migrate, tokens
-from rtgauge.store.index_row import index_values, now_utc, parse_bundle
+from rtgauge.store.index_row import index_values, now_utc, parse_bundle, stored_bundle
 from rtgauge.store.location import Location
 from rtgauge.store.query import RunFilter, RunPage, RunRow
 from rtgauge.store.schema import bundle_blobs, run_tests, runs
@@ -248,7 +248,7 @@ class ResultStore:
         return bytes(body)
 
     def bundle(self, row: RunRow) -> Bundle:
-        bundle = parse_bundle(self.raw(row), f"run {row.id}")
+        bundle = stored_bundle(self.raw(row), row.sha256, f"run {row.id}")
         if self.root is not None and row.path is not None:
             bundle.path = self.root / row.path
         return bundle

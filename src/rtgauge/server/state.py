@@ -1,0 +1,37 @@
+"""What every handler shares: the store, the settings, the cache of runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+
+from rtgauge.server.settings import Settings
+from rtgauge.server.views import RunCache
+from rtgauge.store import ResultStore, RunFilter
+from rtgauge.store.query import FilterError
+
+
+@dataclass
+class State:
+    store: ResultStore
+    settings: Settings
+    cache: RunCache
+
+    @property
+    def store_name(self) -> str:
+        return str(self.store.location)
+
+
+def state(request: Request) -> State:
+    found: State = request.app.state.rtgauge
+    return found
+
+
+def filter_of(request: Request) -> RunFilter:
+    """The runs filter in the query parameters, or 400 with why not."""
+    try:
+        return RunFilter.parse(dict(request.query_params))
+    except FilterError as exc:
+        raise HTTPException(400, str(exc)) from None

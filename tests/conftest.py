@@ -95,3 +95,11 @@ def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "store")
     cluster = request.getfixturevalue("pg")
     return str(cluster.create_database(f"store_{next(_DATABASES)}"))
+
+
+@pytest.fixture
+def pg_store(request: pytest.FixtureRequest) -> str:
+    """A fresh PostgreSQL database as a store (for a test whose subject is not
+    the engine, run once on PostgreSQL rather than on both)."""
+    cluster = request.getfixturevalue("pg")
+    return str(cluster.create_database(f"store_{next(_DATABASES)}"))

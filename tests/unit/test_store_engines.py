@@ -83,6 +83,10 @@ def test_filters_sorting_and_pages(sample_records: list[dict[str, Any]], store_s
         assert hosts(label="x", sort="time", order="asc") == ["a1", "b2", "a3", "b4", "a5", "b6"]
         assert hosts(status="failed") == ["a5"] and hosts(status="incomplete") == ["a7"]
         assert hosts(host="b", since="2026-11-08", until="2026-11-10T23:00") == ["b10", "b8"]
+        assert hosts(host="b", since="2026-11-08", until="2026-11-10") == [
+            "b10",
+            "b8",
+        ]  # a day, whole
         assert hosts(target="labgrid") == ["b12", "a11", "b10"]
         assert hosts(target="labgrid:rpi-2") == ["a11"]
         assert hosts(test="TMR-P-LAT", per_page="5", page="3") == ["b2", "a1"]

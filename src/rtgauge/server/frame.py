@@ -19,7 +19,7 @@ def framed(report: Report, top: str, bottom: str = "") -> str:
     """The report as HTML with `top` (the bar, markup built from escaped text)
     first in its body and `bottom` (scripts) last."""
     document = EXPORTERS["html"].render(report)
-    css = '<link rel="stylesheet" href="/static/dashboard.css">'
+    css = '<link rel="stylesheet" href="/static/dashboard.css"><link rel="icon" href="data:,">'
     head = _HEAD_CLOSE.search(document)
     if head:
         document = document[: head.start()] + css + document[head.start() :]

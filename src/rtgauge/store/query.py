@@ -6,7 +6,7 @@ SORTS, never pasted into SQL."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, exists, func, select
@@ -73,6 +73,8 @@ class RunFilter:
                 when = utc_naive(value) if len(value) <= 40 else None
                 if when is None:
                     raise FilterError(f"{key} {value[:40]!r}: give a date, e.g. 2026-11-01")
+                if key == "until" and len(value) == 10:  # a day: up to its end
+                    when += timedelta(days=1) - timedelta(microseconds=1)
                 kw[key] = when
         sort = params.get("sort") or "time"
         if sort not in SORTS:

@@ -68,6 +68,10 @@
                           hovertemplate: "%{x:.3f} s: %{y:.2f} µs<extra>" + "</extra>" };
           const l = layout(s.test + " " + s.name + " (" + s.what + ")", "time (s)");
           l.shapes = shapes;
+          l.annotations = s.phases.map(function (p) {
+            return { x: (p.start_s + p.end_s) / 2, xref: "x", y: 1, yref: "paper", yanchor: "bottom",
+                     text: p.name, showarrow: false, font: { size: 10, color: "#57606a" } };
+          });
           window.Plotly.newPlot(box, [trace], l, config);
         });
       })
@@ -89,6 +93,7 @@
           const pts = c.points;
           if (pts.length === 0) return;
           const box = chartBox(history, "history-" + i);
+          box.dataset.test = c.test;
           const x = pts.map(function (p) { return p.time; });
           const hover = "run %{customdata[0]} · %{x}<br>kernel %{customdata[1]}<br>" +
                         "max %{customdata[2]:.2f} µs · %{customdata[4]} %{customdata[3]:.2f} µs" +

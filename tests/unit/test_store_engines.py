@@ -51,6 +51,7 @@ def test_a_bundle_is_kept_whole_and_stored_once(
         assert row.pushed_by == "ci" and row.size == len(raw)
         assert store.test_ids([first.id]) == {first.id: ["CLK-P-RES", "TMR-P-LAT", "SEM-B-LCK"]}
         assert store.bundle(row).host == "board-7"
+        assert [b.run_label for b in store.bundles([row, row])] == ["rt-6.12", "rt-6.12"]
         assert store.runs().total == 1
 
 

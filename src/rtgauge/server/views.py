@@ -29,20 +29,26 @@ class RunCache:
         self._lock = threading.Lock()
 
     def get(self, store: ResultStore, row: RunRow) -> Run:
+        return self.many(store, [row])[0]
+
+    def many(self, store: ResultStore, rows: list[RunRow]) -> list[Run]:
+        """The runs of rows, in order: the ones not kept yet read in one go."""
         with self._lock:
-            found = self._runs.get(row.sha256)
-            if found is not None:
-                self._runs.move_to_end(row.sha256)
-                return found
+            found = {r.sha256: self._runs[r.sha256] for r in rows if r.sha256 in self._runs}
+            for sha in found:
+                self._runs.move_to_end(sha)
+        todo = [r for r in rows if r.sha256 not in found]
         try:
-            run = Run.of(store.bundle(row))
+            for row, bundle in zip(todo, store.bundles(todo), strict=True):
+                found[row.sha256] = Run.of(bundle)
         except UsageError as exc:
-            raise HTTPException(409, f"run {row.id} cannot be read: {exc}") from None
+            raise HTTPException(409, f"a run cannot be read: {exc}") from None
         with self._lock:
-            self._runs[row.sha256] = run
+            for row in todo:
+                self._runs[row.sha256] = found[row.sha256]
             while len(self._runs) > self.size:
                 self._runs.popitem(last=False)
-        return run
+        return [found[r.sha256] for r in rows]
 
 
 def run_row(store: ResultStore, run_id: int) -> RunRow:
@@ -75,8 +81,7 @@ def history(
     rows = list(reversed(page.rows))
     runs: list[Run] = []
     ids: dict[int, int] = {}
-    for row in rows:
-        run = cache.get(store, row)
+    for row, run in zip(rows, cache.many(store, rows), strict=True):
         if test:
             run = replace(run, tests=[t for t in run.tests if t.id == test])
         runs.append(run)

@@ -87,7 +87,10 @@ def test_filters_carrying_sql_are_refused_or_matched_as_text(
         assert server.json("/api/runs?" + query)["total"] == 0  # a value, matched as text
     assert server.json("/api/runs")["total"] == 1  # the table is intact
     assert server.get("/history?label=x'%20OR%201=1--")[0] == 404
-    for path in ("/runs/1;DROP", "/runs/99999", "/api/runs/abc", "/compare?run=1", "/nothing"):
+    for path in (
+        "/runs/1;DROP", "/runs/99999", "/api/runs/abc", "/runs/%C2%B2", "/api/runs?page=%D9%A1",
+        "/compare?run=1", "/compare?run=1&run=1", "/nothing",
+    ):  # fmt: skip
         code, text, _ = server.get(path)
         assert 400 <= code < 500 and "Traceback" not in text, (path, code)
     assert server.get("/api/health")[0] == 200

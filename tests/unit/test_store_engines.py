@@ -109,6 +109,7 @@ def test_filters_sorting_and_pages(sample_records: list[dict[str, Any]], store_s
         {"order": "desc; --"},
         {"since": "2026-01-01' OR 1=1 --"},
         {"page": "1 OR 1=1"},
+        {"page": "²"},
         {"per_page": "100000"},
         {"status": "ok' --"},
         {"host": "a\x00b"},

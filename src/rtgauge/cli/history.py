@@ -49,7 +49,9 @@ def _since(text: str) -> str:
 
 def load(args: argparse.Namespace) -> list[Run]:
     since = _since(args.since) if args.since else None
-    out = []
+    out: list[Run] = []
+    if args.store.is_directory and not args.store.root.is_dir():
+        return out  # no store there: no history, and none is made
     with open_store(args.store) as store:
         bundles = []
         for row in store.all_runs(RunFilter(label=args.label)):

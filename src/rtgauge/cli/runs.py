@@ -19,6 +19,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def list_runs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    if args.store.is_directory and not args.store.root.is_dir():
+        return []  # no store there: nothing to list, and none is made
     with open_store(args.store) as store:
         return [row_dict(r) for r in store.all_runs(RunFilter(label=args.label))]
 

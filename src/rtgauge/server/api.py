@@ -4,6 +4,7 @@ pushed bundle."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict
 
 from starlette.concurrency import run_in_threadpool
@@ -15,8 +16,7 @@ from rtgauge.errors import UsageError
 from rtgauge.server import views
 from rtgauge.server.access import require_push
 from rtgauge.server.intake import checked_bundle, read_body
-from rtgauge.server.pages import _id, _text
-from rtgauge.server.state import filter_of, state
+from rtgauge.server.state import filter_of, name_param, run_number, state
 
 
 def list_runs(request: Request) -> JSONResponse:
@@ -61,14 +61,12 @@ async def store_run(request: Request) -> JSONResponse:
 
 
 def _sha(raw: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(raw).hexdigest()
 
 
 def one_run(request: Request) -> JSONResponse:
     st = state(request)
-    row = views.run_row(st.store, _id(request.path_params["run_id"]))
+    row = views.run_row(st.store, run_number(request.path_params["run_id"]))
     run = st.cache.get(st.store, row)
     tests = [
         {
@@ -84,7 +82,7 @@ def one_run(request: Request) -> JSONResponse:
 
 def bundle(request: Request) -> Response:
     st = state(request)
-    row = views.run_row(st.store, _id(request.path_params["run_id"]))
+    row = views.run_row(st.store, run_number(request.path_params["run_id"]))
     try:
         raw = st.store.raw(row)
     except UsageError as exc:
@@ -98,14 +96,14 @@ def bundle(request: Request) -> Response:
 
 def series(request: Request) -> JSONResponse:
     st = state(request)
-    row = views.run_row(st.store, _id(request.path_params["run_id"]))
+    row = views.run_row(st.store, run_number(request.path_params["run_id"]))
     return JSONResponse({"run": row.id, "series": views.run_series(st.cache.get(st.store, row))})
 
 
 def history(request: Request) -> JSONResponse:
     st = state(request)
     q = request.query_params
-    label, host, test = (_text(q.get(k)) for k in ("label", "host", "test"))
+    label, host, test = (name_param(q.get(k)) for k in ("label", "host", "test"))
     view = views.history(st.store, st.cache, label, host, test)
     return JSONResponse({"runs": len(view.rows), "charts": views.history_points(view)})
 

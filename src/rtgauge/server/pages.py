@@ -18,7 +18,7 @@ from rtgauge.report.history_report import history_report
 from rtgauge.report.run_report import run_report
 from rtgauge.server import views
 from rtgauge.server.frame import framed
-from rtgauge.server.state import filter_of, state
+from rtgauge.server.state import filter_of, name_param, run_number, state
 from rtgauge.store.index_row import STATUSES
 
 COLUMNS = [
@@ -76,7 +76,7 @@ def runs_page(request: Request) -> HTMLResponse:
 
 def run_page(request: Request) -> HTMLResponse:
     st = state(request)
-    row = views.run_row(st.store, _id(request.path_params["run_id"]))
+    row = views.run_row(st.store, run_number(request.path_params["run_id"]))
     run = st.cache.get(st.store, row)
     top = _page("run_top.html", row=row, store=st.store_name)
     return HTMLResponse(framed(run_report(run.bundle), top, _page("scripts.html")))
@@ -87,7 +87,7 @@ def compare_page(request: Request) -> HTMLResponse:
     ids = request.query_params.getlist("run")
     if not 2 <= len(ids) <= 4:
         raise HTTPException(400, f"compare needs 2 to 4 runs, {len(ids)} picked")
-    rows = [views.run_row(st.store, _id(i)) for i in ids]
+    rows = [views.run_row(st.store, run_number(i)) for i in ids]
     if len({r.id for r in rows}) != len(rows):
         raise HTTPException(400, "compare needs different runs")
     bundles = [st.cache.get(st.store, r).bundle for r in rows]
@@ -99,7 +99,7 @@ def compare_page(request: Request) -> HTMLResponse:
 def history_page(request: Request) -> HTMLResponse:
     st = state(request)
     q = request.query_params
-    label, host, test = (_text(q.get(k)) for k in ("label", "host", "test"))
+    label, host, test = (name_param(q.get(k)) for k in ("label", "host", "test"))
     if not label and not host:
         return HTMLResponse(
             _page(
@@ -114,17 +114,3 @@ def history_page(request: Request) -> HTMLResponse:
         "history_top.html", view=view, query=query, limit=views.HISTORY_RUNS, store=st.store_name
     )
     return HTMLResponse(framed(history_report(view.histories), top, _page("scripts.html")))
-
-
-def _id(text: str) -> int:
-    if not text.isdigit() or len(text) > 12:
-        raise HTTPException(400, f"run {text[:20]!r}: a run is named by its number")
-    return int(text)
-
-
-def _text(value: str | None) -> str | None:
-    if value is None or value == "":
-        return None
-    if len(value) > 200 or not value.isprintable():
-        raise HTTPException(400, "a name of up to 200 printable characters")
-    return value

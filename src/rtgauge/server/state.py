@@ -35,3 +35,17 @@ def filter_of(request: Request) -> RunFilter:
         return RunFilter.parse(dict(request.query_params))
     except FilterError as exc:
         raise HTTPException(400, str(exc)) from None
+
+
+def run_number(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:  # not "²", not "١"
+        raise HTTPException(400, f"run {text[:20]!r}: a run is named by its number")
+    return int(text)
+
+
+def name_param(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    if len(value) > 200 or not value.isprintable():
+        raise HTTPException(400, "a name of up to 200 printable characters")
+    return value

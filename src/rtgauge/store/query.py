@@ -145,7 +145,7 @@ def _int(params: dict[str, str], key: str, default: int, low: int, high: int) ->
     text = params.get(key)
     if not text:
         return default
-    if not text.isdigit() or len(text) > 9 or not low <= int(text) <= high:
+    if not (text.isascii() and text.isdigit()) or len(text) > 9 or not low <= int(text) <= high:
         raise FilterError(f"{key} {text[:40]!r}: a whole number from {low} to {high}")
     return int(text)
 

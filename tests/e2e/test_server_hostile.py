@@ -48,6 +48,8 @@ def test_hostile_pushes_are_refused_and_store_nothing(
         ("not UTF-8", "{\"x\": \"\xe9\"}".encode("latin-1"), push, "application/json", 400, "UTF-8"),
         ("empty", b"", push, "application/json", 400, "empty"),
         ("schema-invalid", json.dumps(invalid).encode(), push, "application/json", 422, "invalid test"),
+        ("NaN", good.replace(b'"mean": 15.615', b'"mean": NaN'), push, "application/json", 400, "NaN is not JSON"),
+        ("1e999", good.replace(b'"mean": 15.615', b'"mean": 1e999'), push, "application/json", 400, "beyond a double"),
         ("not a bundle", b"[1, 2]", push, "application/json", 422, "JSON object"),
         ("host a script tag", bundle_bytes(sample_records, host=SCRIPT), push, "application/json", 422, "not a host name"),
         ("host a path", bundle_bytes(sample_records, host="../../etc/passwd"), push, "application/json", 422, "not a host name"),

@@ -15,6 +15,7 @@ from rtgauge.analysis.history import History, build, headline, tail_value
 from rtgauge.errors import UsageError
 from rtgauge.run import Run
 from rtgauge.store import ResultStore, RunFilter, RunRow
+from rtgauge.store.index_row import finite
 
 HISTORY_RUNS = 1000  # the newest runs a history page follows
 CACHED_RUNS = 2000
@@ -109,8 +110,8 @@ def history_points(view: HistoryView) -> list[dict[str, Any]]:
                         "time": e.run.created_at,
                         "kernel": e.run.system.host.release,
                         "metric": m.name,
-                        "max_us": m.max / 1e3,
-                        "tail_us": tail / 1e3 if tail is not None else None,
+                        "max_us": finite(m.max / 1e3),
+                        "tail_us": finite(tail / 1e3) if tail is not None else None,
                         "tail": tail_name,
                         "samples": m.count,
                         "regressed": any(f.regression and f.test == test_id for f in e.findings),
@@ -131,8 +132,8 @@ def run_series(run: Run) -> list[dict[str, Any]]:
                     "test": t.id,
                     "name": s.name,
                     "what": f"max per {s.window_ms:g} ms window",
-                    "t_s": [p[0] / 1e3 for p in s.points],
-                    "us": [p[1] / 1e3 for p in s.points],
+                    "t_s": [finite(p[0] / 1e3) for p in s.points],
+                    "us": [finite(p[1] / 1e3) for p in s.points],
                     "phases": [
                         {"name": p.name, "start_s": p.start_ms / 1e3, "end_s": p.end_ms / 1e3}
                         for p in s.phases
@@ -148,8 +149,8 @@ def run_series(run: Run) -> list[dict[str, Any]]:
                         "test": t.id,
                         "name": m.name,
                         "what": f"max per {m.blocks.span_ms:g} ms block",
-                        "t_s": [v / 1e3 for v in m.blocks.start_ms],
-                        "us": [v / 1e3 for v in m.blocks.maxima],
+                        "t_s": [finite(v / 1e3) for v in m.blocks.start_ms],
+                        "us": [finite(v / 1e3) for v in m.blocks.maxima],
                         "phases": [],
                     }
                 )

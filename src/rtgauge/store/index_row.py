@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -57,15 +58,36 @@ def audit_summary(system: dict[str, Any]) -> str | None:
     return text if len(text) <= 4000 else text[:3997] + "..."
 
 
+def finite(value: float | None) -> float | None:
+    """A figure as the index and the API keep it: None when not a finite number."""
+    return value if value is None or math.isfinite(value) else None
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:30]} is beyond a double")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
 def parse_bundle(raw: bytes, where: str) -> Bundle:
-    """A bundle from the exact bytes received: UTF-8 JSON, every record checked
-    against the schema; any fault is one UsageError line."""
+    """A bundle from the exact bytes received: UTF-8 JSON (strict: no NaN or
+    Infinity, no number beyond a double), every record checked against the
+    schema; any fault is one UsageError line."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(
+            raw.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant
+        )
     except UnicodeDecodeError:
         raise UsageError(f"{where}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise UsageError(f"{where}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError as exc:
+        raise UsageError(f"{where}: not JSON ({exc})") from None
     except RecursionError:
         raise UsageError(f"{where}: JSON nested too deeply") from None
     return Bundle.from_dict(data, where)
@@ -107,8 +129,9 @@ def index_values(bundle: Bundle) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     for seq, t in enumerate(tests):
         m = headline(t)
         tail = tail_value(m)[1] if m else None
-        if m is not None and m.max is not None and t.latency_test:
-            worst = max(worst or 0.0, float(m.max))
+        top = finite(float(m.max)) if m is not None and m.max is not None else None
+        if top is not None and t.latency_test:
+            worst = max(worst or 0.0, top)
         test_rows.append(
             {
                 "seq": seq,
@@ -117,8 +140,8 @@ def index_values(bundle: Bundle) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 "verdicts_passed": sum(v.passed for v in t.verdicts),
                 "verdicts_failed": sum(not v.passed for v in t.verdicts),
                 "metric": m.name if m else None,
-                "max_ns": float(m.max) if m and m.max is not None else None,
-                "tail_ns": tail,
+                "max_ns": finite(float(m.max)) if m and m.max is not None else None,
+                "tail_ns": finite(tail),
                 "samples": m.count if m else None,
             }
         )

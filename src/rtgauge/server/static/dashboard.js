@@ -34,12 +34,22 @@
     update();
   }
 
-  const layout = function (title, xtitle) {
+  // A log axis: labels as plain numbers; over a decade or more only 1, 2, 5
+  // of each decade is labelled, so the labels never crowd.
+  const yaxis = function (values) {
+    const v = values.filter(function (x) { return x > 0; });
+    const wide = v.length && Math.max.apply(null, v) / Math.min.apply(null, v) >= 10;
+    const axis = { title: { text: "latency (µs, log)" }, type: "log", tickformat: ".4~r" };
+    if (wide) axis.dtick = "D2";
+    return axis;
+  };
+
+  const layout = function (title, xtitle, values) {
     return {
       title: { text: title, font: { size: 14 }, x: 0, xanchor: "left" },
       margin: { l: 60, r: 20, t: 60, b: 50 },
       xaxis: { title: { text: xtitle } },
-      yaxis: { title: { text: "latency (µs, log)" }, type: "log" },
+      yaxis: yaxis(values),
       hovermode: "closest",
       legend: { orientation: "h", x: 1, xanchor: "right", y: 1.02, yanchor: "bottom" },
     };
@@ -66,7 +76,7 @@
           const trace = { x: s.t_s, y: s.us, mode: "lines+markers", name: s.name,
                           marker: { size: 4 }, line: { color: "#d1242f", width: 1.2 },
                           hovertemplate: "%{x:.3f} s: %{y:.2f} µs<extra>" + "</extra>" };
-          const l = layout(s.test + " " + s.name + " (" + s.what + ")", "time (s)");
+          const l = layout(s.test + " " + s.name + " (" + s.what + ")", "time (s)", s.us);
           l.shapes = shapes;
           l.annotations = s.phases.map(function (p) {
             return { x: (p.start_s + p.end_s) / 2, xref: "x", y: 1, yref: "paper", yanchor: "bottom",
@@ -116,7 +126,9 @@
                           marker: { symbol: "triangle-down", size: 13, color: "#a40e26" } });
           }
           const title = c.test + " — " + c.system + (c.label ? " — label " + c.label : "");
-          window.Plotly.newPlot(box, traces, layout(title, "run time"), config).then(function () {
+          const values = pts.map(function (p) { return p.max_us; })
+            .concat(pts.map(function (p) { return p.tail_us; }));
+          window.Plotly.newPlot(box, traces, layout(title, "run time", values), config).then(function () {
             box.on("plotly_click", function (ev) {
               const run = ev.points && ev.points[0] && ev.points[0].customdata[0];
               if (run) window.location.href = "/runs/" + encodeURIComponent(run);

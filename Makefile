@@ -169,11 +169,12 @@ bench-server: deps-postgres venv
 	$(VENV)/bin/python bench/server_scale.py
 
 # The result server for a newcomer: this machine's store (SQLite), on
-# 127.0.0.1 only. STORE=postgresql://… LISTEN=host:port for others (docs/server.md).
+# 127.0.0.1 only. STORE=postgresql://… LISTEN=host:port for others (docs/server.md);
+# the command is not echoed, so a URL's password is not shown.
 STORE  ?= rtgauge-results
 LISTEN ?= 127.0.0.1:8080
 serve: deps venv
-	$(RTGAUGE) serve --store $(STORE) --listen $(LISTEN)
+	@$(RTGAUGE) serve --store $(STORE) --listen $(LISTEN)
 
 # The default run ten times back to back: nothing may grow or be left behind.
 soak: deps probe

@@ -6,6 +6,7 @@ migrations."""
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from datetime import datetime
 from pathlib import Path
@@ -53,6 +54,19 @@ def test_a_bundle_is_kept_whole_and_stored_once(
         assert store.bundle(row).host == "board-7"
         assert [b.run_label for b in store.bundles([row, row])] == ["rt-6.12", "rt-6.12"]
         assert store.runs().total == 1
+
+
+def test_the_audit_is_indexed_when_the_system_record_has_one(
+    sample_records: list[dict[str, Any]], store_spec: str
+) -> None:
+    records = json.loads(json.dumps(sample_records))
+    records[0]["audit"] = {"checks": [{"name": "rt_throttling", "status": "warn"}]}
+    with open_store(store_spec) as store:
+        audited = store.add(bundle_bytes(records, when="2026-11-02T00:00:00+00:00"))
+        plain = store.add(bundle_bytes(sample_records))
+        row, other = store.get(audited.id), store.get(plain.id)
+        assert row is not None and other is not None and other.audit is None
+        assert json.loads(row.audit or "") == records[0]["audit"]
 
 
 def test_a_bad_bundle_stores_nothing(store_spec: str) -> None:

@@ -171,3 +171,20 @@ def test_the_push_token_and_the_queue(tmp_path: Path, monkeypatch: pytest.Monkey
     assert pushing.queued() == [(path, "http://results.lab:8080")]
     pushing.dequeue(path, rejected=True)
     assert pushing.queued() == [] and (tmp_path / "q" / "rejected" / path.name).exists()
+
+
+def test_a_kept_history_answer_follows_new_runs(
+    store: ResultStore, sample_records: list[dict[str, Any]]
+) -> None:
+    """History answers are kept by the runs they were made of: a new run of
+    the label gives a new answer, the same runs the same one."""
+    client = TestClient(make_app(store, Settings("127.0.0.1", 8080)))
+    first = client.get("/history?label=lab").text
+    assert client.get("/history?label=lab").text == first
+    assert client.get("/api/history?label=lab").json()["runs"] == 1
+    store.add(bundle_bytes(sample_records, when="2026-11-02T01:00:00+00:00"))
+    again = client.get("/history?label=lab").text
+    assert "run 2" in again and "run 2" not in first
+    points = client.get("/api/history?label=lab").json()
+    assert points["runs"] == 2
+    assert [p["run"] for p in points["charts"][0]["points"]] == [1, 2]

@@ -104,8 +104,13 @@ def history(request: Request) -> JSONResponse:
     st = state(request)
     q = request.query_params
     label, host, test = (name_param(q.get(k)) for k in ("label", "host", "test"))
-    view = views.history(st.store, st.cache, label, host, test)
-    return JSONResponse({"runs": len(view.rows), "charts": views.history_points(view)})
+    rows = views.history_rows(st.store, label, host, test)
+    key = views.answer_key("points", rows, label, host, test)
+    charts = st.answers.get(key)
+    if charts is None:
+        charts = views.history_points(views.history(st.store, st.cache, label, host, test, rows))
+        st.answers.put(key, charts)
+    return JSONResponse({"runs": len(rows), "charts": charts})
 
 
 def facets(request: Request) -> JSONResponse:

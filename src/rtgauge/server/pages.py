@@ -106,11 +106,23 @@ def history_page(request: Request) -> HTMLResponse:
                 "histories.html", title="histories", store=st.store_name, facets=st.store.facets()
             )
         )
-    view = views.history(st.store, st.cache, label, host, test)
-    if not view.histories:
+    rows = views.history_rows(st.store, label, host, test)
+    if not rows:
         raise HTTPException(404, "no runs in this history")
-    query = urlencode({k: v for k, v in (("label", label), ("host", host), ("test", test)) if v})
-    top = _page(
-        "history_top.html", view=view, query=query, limit=views.HISTORY_RUNS, store=st.store_name
-    )
-    return HTMLResponse(framed(history_report(view.histories), top, _page("scripts.html")))
+    key = views.answer_key("page", rows, label, host, test)
+    page = st.answers.get(key)
+    if page is None:
+        view = views.history(st.store, st.cache, label, host, test, rows)
+        query = urlencode(
+            {k: v for k, v in (("label", label), ("host", host), ("test", test)) if v}
+        )
+        top = _page(
+            "history_top.html",
+            view=view,
+            query=query,
+            limit=views.HISTORY_RUNS,
+            store=st.store_name,
+        )
+        page = framed(history_report(view.histories), top, _page("scripts.html"))
+        st.answers.put(key, page)
+    return HTMLResponse(page)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from rtgauge.server.settings import Settings
-from rtgauge.server.views import RunCache
+from rtgauge.server.views import AnswerCache, RunCache
 from rtgauge.store import ResultStore, RunFilter
 from rtgauge.store.query import FilterError
 
@@ -18,6 +18,7 @@ class State:
     store: ResultStore
     settings: Settings
     cache: RunCache
+    answers: AnswerCache = field(default_factory=AnswerCache)
 
     @property
     def store_name(self) -> str:

@@ -21,6 +21,33 @@ HISTORY_RUNS = 1000  # the newest runs a history page follows
 CACHED_RUNS = 2000
 
 
+class AnswerCache:
+    """Whole answers (a history page, its chart's data) by what they were made
+    of: the same runs give the same answer, and a new run changes the key."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._answers: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        with self._lock:
+            found = self._answers.get(key)
+            if found is not None:
+                self._answers.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[Any, ...], answer: Any) -> None:
+        with self._lock:
+            self._answers[key] = answer
+            while len(self._answers) > self.size:
+                self._answers.popitem(last=False)
+
+
+def answer_key(kind: str, rows: list[RunRow], *names: str | None) -> tuple[Any, ...]:
+    return (kind, *names, tuple(r.sha256 for r in rows))
+
+
 class RunCache:
     """Runs read from the store, by content hash (the same bytes, the same run)."""
 
@@ -72,14 +99,27 @@ class HistoryView:
         return self.ids[id(run)]
 
 
-def history(
-    store: ResultStore, cache: RunCache, label: str | None, host: str | None, test: str | None
-) -> HistoryView:
-    """A label's (or a host's) newest runs, oldest first, with their regressions."""
+def history_rows(
+    store: ResultStore, label: str | None, host: str | None, test: str | None
+) -> list[RunRow]:
+    """The runs a history follows: the newest HISTORY_RUNS, oldest first."""
     if not label and not host:
         raise HTTPException(400, "a history needs a label or a host")
     page = store.runs(RunFilter(label=label, host=host, test=test, per_page=HISTORY_RUNS))
-    rows = list(reversed(page.rows))
+    return list(reversed(page.rows))
+
+
+def history(
+    store: ResultStore,
+    cache: RunCache,
+    label: str | None,
+    host: str | None,
+    test: str | None,
+    rows: list[RunRow] | None = None,
+) -> HistoryView:
+    """A label's (or a host's) newest runs, oldest first, with their regressions."""
+    if rows is None:
+        rows = history_rows(store, label, host, test)
     runs: list[Run] = []
     ids: dict[int, int] = {}
     for row, run in zip(rows, cache.many(store, rows), strict=True):

@@ -41,6 +41,8 @@ class Server:
     url: str
     store: str
     proc: subprocess.Popen[str]
+    log: str = ""  # what it said, once stopped
+    code: int | None = None  # its exit code, once stopped
 
     def get(self, path: str, token: str | None = None) -> tuple[int, str, dict[str, str]]:
         req = urllib.request.Request(self.url + path)
@@ -107,5 +109,6 @@ def running_server(store: str, *extra: str, port: int | None = None) -> Iterator
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)
-        server.log = log.read_text()  # type: ignore[attr-defined]
+        server.log = log.read_text()
+        server.code = proc.returncode
         log.unlink(missing_ok=True)

@@ -37,6 +37,8 @@ def test_push_stores_once_and_keeps_the_bytes(
         assert headers["x-content-sha256"] == hashlib.sha256(bundle.read_bytes()).hexdigest()
         one = server.json("/api/runs/1")
         assert [t["id"] for t in one["test_records"]] == ["CLK-P-RES", "TMR-P-LAT", "SEM-B-LCK"]
+    # SIGTERM, as a service manager sends it: an ordinary stop.
+    assert server.code == 0 and "rtgauge serve: stopped" in server.log
 
 
 def test_a_rejected_bundle_is_exit_2_with_the_servers_reason(

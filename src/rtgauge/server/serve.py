@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+from types import FrameType
 
 import uvicorn
 
@@ -32,7 +34,17 @@ def banner(store: ResultStore, settings: Settings) -> list[str]:
     return lines
 
 
+class Stopped(Exception):
+    """SIGTERM: the ordinary way a service manager stops the server."""
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise Stopped(signum)
+
+
 def serve(store: ResultStore, settings: Settings) -> None:
+    """Serves until SIGINT or SIGTERM, both an ordinary stop (uvicorn finishes
+    the requests under way, then hands the signal back)."""
     for line in banner(store, settings):
         print(line, file=sys.stderr, flush=True)
     config = uvicorn.Config(
@@ -46,4 +58,11 @@ def serve(store: ResultStore, settings: Settings) -> None:
         limit_concurrency=200,
         proxy_headers=False,
     )
-    uvicorn.Server(config).run()
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        uvicorn.Server(config).run()
+    except (KeyboardInterrupt, Stopped):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    print("rtgauge serve: stopped", file=sys.stderr, flush=True)

@@ -28,13 +28,13 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
-        probe-armhf probe-cross deps-freertos firmware venv lint test-c test-asan test-py golden bench soak lab clean
+.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser deps-postgres fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
+        probe-armhf probe-cross deps-freertos firmware venv lint test-c test-asan test-py golden bench bench-server soak lab serve clean
 
 run: deps probe venv
 	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 
-test: deps deps-qemu deps-ssh deps-browser probe probe-asan probe-c11 probe-cross firmware venv lint test-c test-asan fuzz test-py
+test: deps deps-qemu deps-ssh deps-browser deps-postgres probe probe-asan probe-c11 probe-cross firmware venv lint test-c test-asan fuzz test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -93,9 +93,17 @@ deps-qemu:
 	  $(call need,dpkg -s busybox-static >/dev/null 2>&1,busybox-static) \
 	  $(call need,command -v dpkg-deb >/dev/null,dpkg))
 
-# Reports are checked in headless Chromium.
+# Reports and the dashboard are checked in headless Chromium (the dashboard
+# driven through Selenium and Debian's chromedriver).
 deps-browser:
-	$(call apt_install_missing,$(call need,command -v chromium >/dev/null,chromium))
+	$(call apt_install_missing, \
+	  $(call need,command -v chromium >/dev/null,chromium) \
+	  $(call need,command -v chromedriver >/dev/null,chromium-driver))
+
+# The store's tests start a throwaway PostgreSQL cluster (Debian's server binaries).
+deps-postgres:
+	$(call apt_install_missing, \
+	  $(call need,ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1,postgresql))
 
 # libFuzzer needs clang and its runtime.
 deps-fuzz:
@@ -157,6 +165,20 @@ golden: venv
 
 bench: deps probe probe-static probe-musl venv
 	bench/run_all.sh
+
+# The result server at scale: 10,000 runs in a throwaway PostgreSQL cluster,
+# the runs page's first byte and a label's history over 1,000 runs
+# (bench/RESULTS.md). A benchmark, never a test.
+bench-server: deps-postgres venv
+	$(VENV)/bin/python bench/server_scale.py
+
+# The result server for a newcomer: this machine's store (SQLite), on
+# 127.0.0.1 only. STORE=postgresql://… LISTEN=host:port for others (docs/server.md);
+# the command is not echoed, so a URL's password is not shown.
+STORE  ?= rtgauge-results
+LISTEN ?= 127.0.0.1:8080
+serve: deps venv
+	@$(RTGAUGE) serve --store $(STORE) --listen $(LISTEN)
 
 # The default run ten times back to back: nothing may grow or be left behind.
 soak: deps probe

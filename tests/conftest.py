@@ -69,3 +69,37 @@ def host_probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
             pytest.skip(f"the probe could not be built: {' / '.join(tail)}")
     return out / "rtgauge-probe"
+
+
+@pytest.fixture(scope="session")
+def pg() -> Any:
+    """A throwaway PostgreSQL cluster on 127.0.0.1 for the whole session (its
+    databases are made per test: pg.create_database(name))."""
+    from pg_cluster import pg_cluster
+
+    try:
+        cluster = pg_cluster()
+        with cluster as found:
+            yield found
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+
+
+_DATABASES = iter(range(1, 1_000_000))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty store on each engine: a directory, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store")
+    cluster = request.getfixturevalue("pg")
+    return str(cluster.create_database(f"store_{next(_DATABASES)}"))
+
+
+@pytest.fixture
+def pg_store(request: pytest.FixtureRequest) -> str:
+    """A fresh PostgreSQL database as a store (for a test whose subject is not
+    the engine, run once on PostgreSQL rather than on both)."""
+    cluster = request.getfixturevalue("pg")
+    return str(cluster.create_database(f"store_{next(_DATABASES)}"))

@@ -21,8 +21,12 @@ def _unit(module: str) -> str:
 
 
 def _modules() -> dict[str, Path]:
+    """Every module of the package but the store's migrations (Alembic runs
+    those scripts; importing env.py outside a migration fails by design)."""
     out = {}
     for path in sorted(PACKAGE.rglob("*.py")):
+        if "migrations" in path.relative_to(PACKAGE).parts:
+            continue
         rel = path.relative_to(PACKAGE.parent).with_suffix("")
         parts = list(rel.parts)
         if parts[-1] == "__init__":

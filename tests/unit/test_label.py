@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from rtgauge.model import load_bundle
+from rtgauge.model import bundle_from_records, load_bundle
 from rtgauge.store import RunWriter, list_runs
 
 OLD_INDEX = """CREATE TABLE runs (
@@ -44,6 +45,9 @@ def test_a_bundle_without_label_loads_and_writes_no_label_key(
 def test_an_index_from_before_labels_is_migrated(
     sample_records: list[dict[str, Any]], tmp_path: Path
 ) -> None:
+    (tmp_path / "h").mkdir()
+    old = bundle_from_records(sample_records, "old")
+    (tmp_path / "h" / "old.json").write_text(json.dumps(old.to_json(), indent=1))
     db = sqlite3.connect(tmp_path / "index.sqlite")
     db.execute(OLD_INDEX)
     db.execute("INSERT INTO runs VALUES ('h/old.json','h','2020','local','6.1','full',1,1,0,0,1)")

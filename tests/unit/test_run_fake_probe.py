@@ -92,3 +92,32 @@ def test_a_failed_behaviour_test_is_exit_1(
     recs[4].update(passed=2, failed=1, exit_code=1)
     code, out, _ = _run(cli, fake_probe(tmp_path, [json.dumps(r) for r in recs], code=1), results)
     assert code == 1 and "FAIL p_on_positive_count_does_not_block" in out
+
+
+def test_a_run_into_a_database_store_keeps_its_files_here_too(
+    cli: Any,
+    sample_records: list[dict[str, Any]],
+    tmp_path: Path,
+    pg_store: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--store postgresql://…: the records still land in ./rtgauge-results as they
+    arrive (nothing lost if the host dies), and the bundle goes into the database;
+    runs and history then read it from there."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RTGAUGE_STORE", pg_store)
+    probe = fake_probe(tmp_path, [json.dumps(r) for r in sample_records])
+    code, out, err = cli("run", "--probe", str(probe), "--quick", "--label", "db")
+    assert code == 0, err
+    (bundle,) = (tmp_path / "rtgauge-results").glob("vm/*.json")
+    assert not (tmp_path / "rtgauge-results" / "index.sqlite").exists()
+    code, out, _ = cli("runs", "--label", "db")
+    assert code == 0 and "run 1" in out and "vm" in out
+    code, out, _ = cli("history", "--label", "db")
+    assert code == 0 and "vm — label db: 1 runs" in out
+
+    from rtgauge.store import open_store
+
+    with open_store(pg_store) as store:
+        row = store.get(1)
+        assert row is not None and store.raw(row) == bundle.read_bytes()

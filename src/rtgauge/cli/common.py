@@ -7,17 +7,40 @@ import re
 from pathlib import Path
 
 from rtgauge.errors import UsageError
+from rtgauge.store.location import DEFAULT_DIR, ENV, Location, default_store
 
-DEFAULT_RESULTS = "rtgauge-results"
+DEFAULT_RESULTS = DEFAULT_DIR
 
 
 def add_results_dir(p: argparse.ArgumentParser) -> None:
+    """--store DIR|URL (--results-dir is its older name): where runs are stored."""
     p.add_argument(
+        "--store",
         "--results-dir",
-        type=Path,
-        default=Path(DEFAULT_RESULTS),
-        help=f"the result store (default ./{DEFAULT_RESULTS})",
+        dest="store",
+        default=default_store(),
+        metavar="DIR|URL",
+        help=f"the result store: a directory or a postgresql:// URL (default ${ENV}, "
+        f"else ./{DEFAULT_RESULTS})",
     )
+
+
+def resolve_store(args: argparse.Namespace) -> None:
+    """args.store becomes a Location; args.results_dir the local folder a run or
+    an import writes its files in: the store itself, or for a database store
+    ./rtgauge-results (the bundle then goes into the database as well)."""
+    if isinstance(getattr(args, "store", None), str):
+        args.store = Location.parse(args.store)
+        args.results_dir = args.store.root or Path(DEFAULT_RESULTS)
+
+
+def add_push(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--push", metavar="URL", help="also send the run to a result server")
+    add_token_file(p)
+
+
+def add_token_file(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--token-file", type=Path, help="the push token (default: $RTGAUGE_TOKEN)")
 
 
 _UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}

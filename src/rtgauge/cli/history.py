@@ -14,11 +14,10 @@ from rtgauge.analysis.history import History, build, system_name
 from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
-from rtgauge.model import load_bundle
 from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.history_report import HEADERS, group_title, history_report, run_cells
 from rtgauge.run import Run
-from rtgauge.store import list_runs, utc_stamp
+from rtgauge.store import RunFilter, open_store, utc_stamp
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,15 +49,20 @@ def _since(text: str) -> str:
 
 def load(args: argparse.Namespace) -> list[Run]:
     since = _since(args.since) if args.since else None
-    out = []
-    for row in list_runs(args.results_dir, args.label):
-        if since and str(row["created_at"]) < since:
-            continue
-        try:
-            run = Run.of(load_bundle(args.results_dir / row["path"]))
-        except UsageError as exc:  # a damaged bundle is skipped, said, never fatal
-            print(f"rtgauge: warning: skipped: {term(str(exc))}", file=sys.stderr)
-            continue
+    out: list[Run] = []
+    if args.store.is_directory and not args.store.root.is_dir():
+        return out  # no store there: no history, and none is made
+    with open_store(args.store) as store:
+        bundles = []
+        for row in store.all_runs(RunFilter(label=args.label)):
+            if since and row.created_at < since:
+                continue
+            try:
+                bundles.append(store.bundle(row))
+            except UsageError as exc:  # a damaged bundle is skipped, said, never fatal
+                print(f"rtgauge: warning: skipped: {term(str(exc))}", file=sys.stderr)
+    for bundle in bundles:
+        run = Run.of(bundle)
         if args.system and not fnmatchcase(system_name(run), args.system):
             continue
         if args.test:
@@ -100,7 +104,7 @@ def print_text(histories: list[History]) -> None:
 def execute(args: argparse.Namespace) -> int:
     runs = load(args)
     if not runs:
-        print(f"no runs in {args.results_dir} match")
+        print(f"no runs in {term(args.store)} match")
         return 0
     histories = build(runs)
     print_text(histories)

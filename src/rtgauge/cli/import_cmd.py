@@ -8,13 +8,13 @@ import json
 import os
 from pathlib import Path
 
-from rtgauge.cli.common import add_results_dir
-from rtgauge.cli.run import run_label
+from rtgauge.cli.common import add_push, add_results_dir
+from rtgauge.cli.run import push_run, push_token, run_label
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.importers import FORMATS, import_file
 from rtgauge.model import Bundle
-from rtgauge.store import index_run, safe_name
+from rtgauge.store import open_store, safe_name
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,6 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--host", help="the system's name when the file does not say it")
     p.add_argument("--out", type=Path, help="write the bundle here instead of into the store")
     add_results_dir(p)
+    add_push(p)
     p.set_defaults(execute=execute)
 
 
@@ -47,6 +48,7 @@ def _write(bundle: Bundle, path: Path) -> Path:
 
 
 def execute(args: argparse.Namespace) -> int:
+    token = push_token(args)
     bundle = import_file(args.file, args.format)
     bundle.run_label = args.label
     if args.host:
@@ -57,7 +59,7 @@ def execute(args: argparse.Namespace) -> int:
         if args.out.resolve() == args.file.resolve():
             raise UsageError(f"refusing to overwrite {args.file}")
         print(_write(bundle, args.out))
-        return 0
+        return push_run(args, token, args.out)
     folder = args.results_dir / safe_name(bundle.host)
     base = f"{_stamp(bundle.created_at)}-import"
     path = folder / f"{base}.json"
@@ -66,11 +68,12 @@ def execute(args: argparse.Namespace) -> int:
         n += 1
         path = folder / f"{base}-{n}.json"
     _write(bundle, path)
-    index_run(args.results_dir, bundle)
+    with open_store(args.store) as store:
+        store.add_file(path, "import", bundle)
     imported = bundle.import_view()
     assert imported is not None
     unknown = ", ".join(imported.unknown)
     print(f"imported from {imported.source}: {len(bundle.test_views()[0].metrics)} metrics")
     print(f"not in the source (left null or unknown): {term(unknown)}")
     print(f"stored: {term(path)}")
-    return 0
+    return push_run(args, token, path)

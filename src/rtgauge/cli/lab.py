@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rtgauge.cli import run
-from rtgauge.cli.common import add_deadline, add_results_dir
+from rtgauge.cli.common import add_deadline, add_push, add_results_dir
 from rtgauge.cli.compare import run_compare
 from rtgauge.cli.lab_file import LabEntry, entries_from_set, load_lab_file
 from rtgauge.cli.lab_pool import Outcome, run_all
@@ -49,6 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     for kind in KINDS:
         kind.add_options(p)
     add_results_dir(p)
+    add_push(p)
     add_deadline(p)
     p.set_defaults(execute=execute)
 
@@ -69,11 +70,14 @@ def execute(args: argparse.Namespace) -> int:
     if getattr(args, "board", None):
         board_named(args.board)  # an unknown board is bad input, before anything runs
     name, entries = _entries(args)
+    token = run.push_token(args)
     args.no_report = False
     outcomes = run_all(entries, args, args.parallel)
     _table(outcomes)
     bundles = [o.path for o in outcomes if o.path is not None]
     worst = max(o.code for o in outcomes)
+    for path in bundles:  # every run that was stored, whatever the comparison does
+        worst = max(worst, run.push_run(args, token, path))
     if len(bundles) < 2:  # what did run is kept in the store all the same
         raise RunError("fewer than two targets produced a run: nothing to compare")
     out = args.results_dir / f"lab-{name}-{utc_stamp()}"

@@ -16,14 +16,30 @@ from rtgauge.cli import (
     import_cmd,
     lab,
     list_cmd,
+    push,
     report,
     run,
     runs,
+    serve,
 )
+from rtgauge.cli.common import resolve_store
 from rtgauge.errors import RunError, UsageError
 from rtgauge.fmt import term
 
-COMMANDS = (run, check, list_cmd, report, explain, runs, compare, lab, history, import_cmd)
+COMMANDS = (
+    run,
+    check,
+    list_cmd,
+    report,
+    explain,
+    runs,
+    compare,
+    lab,
+    history,
+    import_cmd,
+    push,
+    serve,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,6 +61,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
+        resolve_store(args)
         code: int = args.execute(args)
         return code
     except UsageError as exc:

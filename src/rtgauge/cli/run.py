@@ -12,7 +12,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
-from rtgauge.cli.common import add_results_dir
+from rtgauge import pushing
+from rtgauge.cli.common import add_push, add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.model import parse_line
@@ -20,7 +21,7 @@ from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.progress import Progress
 from rtgauge.report.run_report import run_report
 from rtgauge.report.summary import summary_text
-from rtgauge.store import RunWriter
+from rtgauge.store import Location, RunWriter
 from rtgauge.targets.base import Target
 from rtgauge.targets.registry import add_target_options, make_target
 
@@ -48,6 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     add_probe_options(p)
     add_target_options(p)
     add_results_dir(p)
+    add_push(p)
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
     p.set_defaults(execute=execute)
 
@@ -77,12 +79,17 @@ def probe_args(args: argparse.Namespace) -> list[str]:
 
 
 def _record(
-    target: Target, pargs: list[str], results: Path, out: TextIO, label: str | None = None
+    target: Target,
+    pargs: list[str],
+    results: Path,
+    out: TextIO,
+    label: str | None = None,
+    store: Location | None = None,
 ) -> tuple[RunWriter, bool, int]:
     """Streams the target's lines into the store; returns the writer, whether a
     signal stopped the run, and how many lines were not valid records."""
     lines = target.run(pargs)
-    writer = RunWriter(results, [target.probe_command, *pargs], target.describe(), label)
+    writer = RunWriter(results, [target.probe_command, *pargs], target.describe(), label, store)
     progress = Progress(out)
     stopped: list[int] = []
 
@@ -117,7 +124,27 @@ def _record(
 
 
 def execute(args: argparse.Namespace) -> int:
-    return perform(args)[0]
+    token = push_token(args)  # before the run: a push that cannot happen is said at once
+    code, path = perform(args)
+    return max(code, push_run(args, token, path))
+
+
+def push_token(args: argparse.Namespace) -> str | None:
+    """--push's token, read before anything runs (None without --push)."""
+    if not getattr(args, "push", None):
+        return None
+    pushing.server_url(args.push)
+    return pushing.read_token(args.token_file)
+
+
+def push_run(args: argparse.Namespace, token: str | None, path: Path) -> int:
+    """Sends a stored run to --push's server: 0 sent, 2 refused, 3 queued."""
+    if token is None:
+        return 0
+    got = pushing.push_bytes(pushing.bundle_bytes(path), pushing.server_url(args.push), token)
+    where = sys.stdout if got.code == 0 else sys.stderr
+    print(f"{'push' if got.code == 0 else 'rtgauge: push'}: {term(got.message)}", file=where)
+    return got.code
 
 
 def perform(
@@ -135,7 +162,12 @@ def perform(
         if started:
             started(target)
         writer, stopped, bad_lines = _record(
-            target, pargs, args.results_dir, err, getattr(args, "label", None)
+            target,
+            pargs,
+            args.results_dir,
+            err,
+            getattr(args, "label", None),
+            getattr(args, "store", None),
         )
         code, message = target.outcome()
     path = writer.finish()

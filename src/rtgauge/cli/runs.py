@@ -7,7 +7,7 @@ from typing import Any
 
 from rtgauge.cli.common import add_results_dir
 from rtgauge.fmt import term
-from rtgauge.store import list_runs
+from rtgauge.store import RunFilter, open_store, row_dict
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,22 +18,30 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(execute=execute)
 
 
+def list_runs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    if args.store.is_directory and not args.store.root.is_dir():
+        return []  # no store there: nothing to list, and none is made
+    with open_store(args.store) as store:
+        return [row_dict(r) for r in store.all_runs(RunFilter(label=args.label))]
+
+
 def execute(args: argparse.Namespace) -> int:
-    rows = [r for r in list_runs(args.results_dir, args.label) if _of(r, args.host)]
+    rows = [r for r in list_runs(args) if _of(r, args.host)]
     if not rows:
         which = f" labelled {term(args.label)!r}" if args.label else ""
-        print(f"no runs{which} in {args.results_dir}")
+        print(f"no runs{which} in {term(args.store)}")
         return 0
     print(
         f"{'created':<26} {'host':<16} {'target':<16} {'kernel':<24} {'preempt':<9} "
         f"{'tests':>5} {'status':<10} {'label':<16} path"
     )
     for r in rows:
+        where = args.results_dir / r["path"] if args.store.is_directory and r["path"] else None
         print(
             f"{term(r['created_at']):<26} {term(r['host'])[:16]:<16} {term(r['target'])[:16]:<16} "
             f"{term(r['kernel'])[:24]:<24} {term(r['preempt']):<9} {r['tests']:>5} "
             f"{status(r):<10} {term(r['label'] or '—')[:16]:<16} "
-            f"{term(args.results_dir / r['path'])}"
+            f"{term(where) if where else 'run ' + str(r['id'])}"
         )
     return 0
 

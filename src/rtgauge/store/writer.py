@@ -1,9 +1,10 @@
-"""Result bundles on disk and the SQLite index beside them.
+"""A run written into a results directory as its records arrive.
 
-A run is written as it arrives: every record is appended (and flushed) to
-`<host>/<time>.partial.jsonl`, so a killed probe or host loses nothing;
-at the end the bundle `<host>/<time>.json` is written atomically and the
-partial file removed.
+Every record is appended (and flushed) to `<host>/<time>.partial.jsonl`, so
+a killed probe or host loses nothing; at the end the bundle
+`<host>/<time>.json` is written atomically, the partial file removed, and the
+bundle put in the store (the same directory's, or a database named by
+--store).
 """
 
 from __future__ import annotations
@@ -11,15 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from rtgauge.errors import UsageError
-from rtgauge.model import Bundle, Record, System, TargetInfo, load_bundle
-
-INDEX = "index.sqlite"
+from rtgauge.model import Bundle, Record, System
+from rtgauge.store.location import Location
+from rtgauge.store.result_store import ResultStore, Stored
 
 
 def safe_name(text: str) -> str:
@@ -36,9 +36,16 @@ class RunWriter:
     """Writes one run into the store as its records arrive."""
 
     def __init__(
-        self, results: Path, command: list[str], target: Record, label: str | None = None
+        self,
+        results: Path,
+        command: list[str],
+        target: Record,
+        label: str | None = None,
+        store: Location | None = None,
     ) -> None:
         self.results = results
+        self.store = store or Location.directory(results)
+        self.stored: Stored | None = None
         self.label = label
         self.command = command
         self.target = target
@@ -143,7 +150,8 @@ class RunWriter:
             ) from exc
         self.partial.unlink()
         self.bundle.path = path
-        index_run(self.results, self.bundle)
+        with ResultStore(self.store) as store:
+            self.stored = store.add_file(path, "run", self.bundle)
         return path
 
 
@@ -153,79 +161,3 @@ def _merge_new(into: dict[str, Any], facts: dict[str, Any]) -> None:
             _merge_new(into[key], value)
         elif key not in into:
             into[key] = value
-
-
-COLUMNS = (
-    "path", "host", "created_at", "target", "kernel", "preempt",
-    "tests", "passed", "failed", "errors", "complete", "label",
-)  # fmt: skip
-
-
-def _connect(results: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(results / INDEX)
-    db.execute(
-        """CREATE TABLE IF NOT EXISTS runs (
-            path TEXT PRIMARY KEY, host TEXT, created_at TEXT, target TEXT,
-            kernel TEXT, preempt TEXT, tests INTEGER, passed INTEGER, failed INTEGER,
-            errors INTEGER, complete INTEGER, label TEXT)"""
-    )
-    # An index written before labels existed: add the column (NULL for the
-    # runs already in it); the bundles stay the authority.
-    have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
-    if "label" not in have:
-        db.execute("ALTER TABLE runs ADD COLUMN label TEXT")
-    return db
-
-
-def target_name(target: TargetInfo) -> str:
-    """The index's target column: the kind, and for a labgrid board its place
-    (boards of one kind often share a host name)."""
-    return f"{target.kind}:{target.place}" if target.place else target.kind
-
-
-def index_run(results: Path, bundle: Bundle) -> None:
-    assert bundle.path is not None
-    system, end = bundle.system_view(), bundle.end_view()
-    statuses = [t.status for t in bundle.test_views()]
-    values = (
-        str(bundle.path.relative_to(results)),
-        system.host.hostname,
-        bundle.created_at,
-        target_name(bundle.target_view()),
-        system.host.release,
-        system.kernel.preempt_model,
-        len(statuses),
-        end.passed if end else sum(s in ("ok", "pass") for s in statuses),
-        end.failed if end else statuses.count("fail"),
-        end.errors if end else statuses.count("error"),
-        int(bundle.complete),
-        bundle.run_label,
-    )
-    with _connect(results) as db:
-        db.execute(
-            f"INSERT OR REPLACE INTO runs ({','.join(COLUMNS)}) "
-            f"VALUES ({','.join('?' * len(COLUMNS))})",
-            values,
-        )
-    db.close()
-
-
-def list_runs(results: Path, label: str | None = None) -> list[dict[str, Any]]:
-    """The index, newest first (only the runs with `label` when given);
-    rebuilt from the bundles if it is missing."""
-    if not results.is_dir():
-        return []
-    if not (results / INDEX).exists():
-        for path in sorted(results.glob("*/*.json")):
-            try:
-                index_run(results, load_bundle(path))
-            except UsageError:
-                continue
-    with _connect(results) as db:
-        db.row_factory = sqlite3.Row
-        query, params = "SELECT * FROM runs", tuple[str, ...]()
-        if label is not None:
-            query, params = query + " WHERE label = ?", (label,)
-        rows = [dict(r) for r in db.execute(query + " ORDER BY created_at DESC", params)]
-    db.close()
-    return rows

@@ -1,0 +1,75 @@
+"""rtgauge push BUNDLE… --server URL: send stored runs to a result server;
+--pending sends the ones queued when the server could not be reached.
+
+Exit codes: 0 every bundle is stored (or was already), 2 the server rejected
+one (its reason is said) or bad usage, 3 the server could not be reached
+(the bundle is queued)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rtgauge import pushing
+from rtgauge.cli.common import add_token_file
+from rtgauge.errors import UsageError
+from rtgauge.fmt import term
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("push", help="send runs to a result server (rtgauge serve)")
+    p.add_argument("bundles", nargs="*", type=Path, help="bundles (.json) or probe streams")
+    p.add_argument("--server", help="the server, e.g. http://results.lab:8080")
+    p.add_argument(
+        "--pending", action="store_true", help="send the bundles queued while a server was away"
+    )
+    add_token_file(p)
+    p.set_defaults(execute=execute)
+
+
+def say(name: str, got: pushing.Pushed) -> None:
+    out = sys.stdout if got.code == 0 else sys.stderr
+    prefix = "" if got.code == 0 else "rtgauge: "
+    print(f"{prefix}{term(name)}: {term(got.message)}", file=out)
+
+
+def push_files(paths: list[Path], server: str, token: str) -> int:
+    """Pushes bundle files; the exit code of the worst outcome."""
+    raws = [(p, pushing.bundle_bytes(p)) for p in paths]  # every file checked first
+    worst = 0
+    for path, raw in raws:
+        got = pushing.push_bytes(raw, server, token)
+        say(str(path), got)
+        worst = max(worst, got.code)
+    return worst
+
+
+def push_pending(server: str | None, token: str) -> int:
+    waiting = pushing.queued()
+    if not waiting:
+        print(f"nothing queued in {pushing.queue_dir()}")
+        return 0
+    worst = 0
+    for path, meant_for in waiting:
+        target = server or meant_for
+        if not target:
+            raise UsageError(f"{path}: no server recorded for it: give --server")
+        got = pushing.send(pushing.server_url(target), path.read_bytes(), token)
+        if got.what != "unreachable":
+            pushing.dequeue(path, rejected=got.what == "rejected")
+        say(path.name, got)
+        worst = max(worst, got.code)
+    return worst
+
+
+def execute(args: argparse.Namespace) -> int:
+    if args.pending == bool(args.bundles):
+        raise UsageError("give bundles to push, or --pending (not both)")
+    server = pushing.server_url(args.server) if args.server else None
+    token = pushing.read_token(args.token_file)
+    if args.pending:
+        return push_pending(server, token)
+    if server is None:
+        raise UsageError("--server: which result server to send the runs to")
+    return push_files(args.bundles, server, token)

@@ -1,0 +1,128 @@
+"""The dashboard's pages: the runs table, one run, a comparison, a history.
+A run, a comparison and a history are the reports the command line writes
+(run_report, compare_report, history_report, rendered by the HTML
+exporter), framed by the dashboard's bar and interactive charts."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from rtgauge.analysis.ratings import load_criteria
+from rtgauge.report.compare_report import compare_report
+from rtgauge.report.history_report import history_report
+from rtgauge.report.run_report import run_report
+from rtgauge.server import views
+from rtgauge.server.frame import framed
+from rtgauge.server.state import filter_of, name_param, run_number, state
+from rtgauge.store.index_row import STATUSES
+
+COLUMNS = [
+    ("time", "time"),
+    ("host", "host"),
+    ("target", "target"),
+    ("label", "label"),
+    ("kernel", "kernel"),
+    ("preempt", "preemption"),
+    ("tests", "tests"),
+    ("status", "status"),
+    ("worst", "worst latency µs"),
+]
+
+templates = jinja2.Environment(
+    loader=jinja2.PackageLoader("rtgauge.server", "templates"),
+    autoescape=True,  # every string a page shows is escaped
+    undefined=jinja2.StrictUndefined,
+)
+
+
+def _page(name: str, **values: object) -> str:
+    return templates.get_template(name).render(**values)
+
+
+def runs_page(request: Request) -> HTMLResponse:
+    st = state(request)
+    f = filter_of(request)
+    page = st.store.runs(f)
+
+    def link(**changes: object) -> str:
+        return "/?" + urlencode(f.params(**changes))
+
+    def sort_link(key: str) -> str:
+        descending = not f.descending if f.sort == key else key in ("time", "worst", "tests")
+        return link(sort=key, descending=descending, page=1)
+
+    return HTMLResponse(
+        _page(
+            "runs.html",
+            title="runs",
+            store=st.store_name,
+            f=f,
+            page=page,
+            facets=st.store.facets(),
+            statuses=list(STATUSES),
+            columns=COLUMNS,
+            since=f.since.date().isoformat() if f.since else "",
+            until=f.until.date().isoformat() if f.until else "",
+            sort_link=sort_link,
+            page_link=lambda n: link(page=n),
+        )
+    )
+
+
+def run_page(request: Request) -> HTMLResponse:
+    st = state(request)
+    row = views.run_row(st.store, run_number(request.path_params["run_id"]))
+    run = st.cache.get(st.store, row)
+    top = _page("run_top.html", row=row, store=st.store_name)
+    return HTMLResponse(framed(run_report(run.bundle), top, _page("scripts.html")))
+
+
+def compare_page(request: Request) -> HTMLResponse:
+    st = state(request)
+    ids = request.query_params.getlist("run")
+    if not 2 <= len(ids) <= 4:
+        raise HTTPException(400, f"compare needs 2 to 4 runs, {len(ids)} picked")
+    rows = [views.run_row(st.store, run_number(i)) for i in ids]
+    if len({r.id for r in rows}) != len(rows):
+        raise HTTPException(400, "compare needs different runs")
+    bundles = [st.cache.get(st.store, r).bundle for r in rows]
+    report = compare_report(bundles, load_criteria(None), None, 1e-6, 0.95)
+    top = _page("compare_top.html", rows=rows, store=st.store_name)
+    return HTMLResponse(framed(report, top))
+
+
+def history_page(request: Request) -> HTMLResponse:
+    st = state(request)
+    q = request.query_params
+    label, host, test = (name_param(q.get(k)) for k in ("label", "host", "test"))
+    if not label and not host:
+        return HTMLResponse(
+            _page(
+                "histories.html", title="histories", store=st.store_name, facets=st.store.facets()
+            )
+        )
+    rows = views.history_rows(st.store, label, host, test)
+    if not rows:
+        raise HTTPException(404, "no runs in this history")
+    key = views.answer_key("page", rows, label, host, test)
+    page = st.answers.get(key)
+    if page is None:
+        view = views.history(st.store, st.cache, label, host, test, rows)
+        query = urlencode(
+            {k: v for k, v in (("label", label), ("host", host), ("test", test)) if v}
+        )
+        top = _page(
+            "history_top.html",
+            view=view,
+            query=query,
+            limit=views.HISTORY_RUNS,
+            store=st.store_name,
+        )
+        page = framed(history_report(view.histories), top, _page("scripts.html"))
+        st.answers.put(key, page)
+    return HTMLResponse(page)

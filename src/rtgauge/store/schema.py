@@ -1,0 +1,93 @@
+"""The store's tables as the current code reads and writes them (SQLAlchemy
+Core). How an older store becomes this is the migrations' business
+(migrations/versions/): they spell their tables out and never import this.
+
+indexed_runs  one row per stored run: what pages filter and sort on
+run_tests     one row per test of a run: status, verdicts, headline figure
+bundle_blobs  a database store's bundles, the exact bytes received
+              (a directory store keeps them as files)
+tokens        who may push and read: names and hashes, never the tokens
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+runs = Table(
+    "indexed_runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("sha256", String(64), nullable=False, unique=True),
+    Column("size", Integer, nullable=False),
+    Column("path", Text, unique=True),  # a directory store's file, relative to it
+    Column("source", String(16), nullable=False),  # run, import, push, file
+    Column("pushed_by", Text),
+    Column("received_at", DateTime, nullable=False),  # naive UTC
+    Column("created_at", Text, nullable=False),  # as the bundle says it
+    Column("run_time", DateTime, nullable=False, index=True),  # the same, naive UTC
+    Column("host", Text, nullable=False, index=True),
+    Column("target", Text, nullable=False),  # kind, or kind:place for a board
+    Column("target_kind", String(32), nullable=False),
+    Column("place", Text),
+    Column("label", Text, index=True),
+    Column("kernel", Text),
+    Column("preempt", String(32)),
+    Column("tests", Integer, nullable=False),
+    Column("passed", Integer, nullable=False),
+    Column("failed", Integer, nullable=False),
+    Column("errors", Integer, nullable=False),
+    Column("skipped", Integer, nullable=False),
+    Column("complete", Boolean, nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("worst_ns", Float),
+    Column("audit", Text),
+    Column("probe_version", Text),
+)
+
+run_tests = Table(
+    "run_tests",
+    metadata,
+    Column("run_id", Integer, ForeignKey("indexed_runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("test_id", String(64), nullable=False, index=True),
+    Column("status", String(16), nullable=False),
+    Column("verdicts_passed", Integer, nullable=False),
+    Column("verdicts_failed", Integer, nullable=False),
+    Column("metric", Text),
+    Column("max_ns", Float),
+    Column("tail_ns", Float),
+    Column("samples", Integer),
+)
+
+bundle_blobs = Table(
+    "bundle_blobs",
+    metadata,
+    Column("sha256", String(64), primary_key=True),
+    Column("body", LargeBinary, nullable=False),
+)
+
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("role", String(8), nullable=False),  # push (also reads) or read
+    Column("token_sha256", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime, nullable=False),
+    Column("revoked_at", DateTime),
+    Column("last_used_at", DateTime),
+)

@@ -18,13 +18,15 @@ comma := ,
 need = { $(1); } || missing="$$missing $(2)";
 # $(call apt_install_missing,NEEDS): a recipe line that installs with apt-get
 # what the NEEDS (calls of need) found missing, and nothing when nothing is;
-# without root it says what is missing and exits 2.
+# without root it says what is missing and exits 2. Another apt-get at work
+# (two make targets, an unattended upgrade) is waited for, not failed on.
 define apt_install_missing
 @missing=""; $(1) \
 if [ -n "$$missing" ]; then \
   echo "installing:$$missing"; \
   if [ "$$(id -u)" != 0 ]; then echo "make: need root to install$$missing" >&2; exit 2; fi; \
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+  apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing; \
 fi
 endef
 

@@ -178,8 +178,10 @@ void rtg_explain_emit(const struct rtg_explain *x, struct rtg_json *j)
         rtg_json_kuint(j, "keep", x->cfg.keep);
         rtg_json_kuint(j, "floor_ns", x->cfg.floor_ns);
         rtg_json_kuint(j, "lookback_ns", x->cfg.lookback_ns);
-        rtg_json_kuint(j, "buffer_kb", x->cfg.buffer_kb);
-        rtg_json_kuint(j, "max_events", x->cfg.max_events);
+        rtg_json_kuint(j, "buffer_kb", r->buffer_kb ? r->buffer_kb : x->cfg.buffer_kb);
+        rtg_json_kuint(j, "max_events", r->max_events ? r->max_events : x->cfg.max_events);
+        if (r->reduced[0])
+            rtg_json_kstr(j, "reduced", r->reduced);
         rtg_json_kuint(j, "offered", r->offered);
         rtg_json_kuint(j, "freezes", r->freezes);
         rtg_json_kuint(j, "uncaptured", r->uncaptured);

@@ -112,6 +112,11 @@ struct rtg_trace_result {
      * buffer busy being read): how many, and the largest. */
     uint64_t uncaptured, uncaptured_max_ns;
     uint64_t lost_events; /* over the run, every buffer and CPU */
+    /* What the recorder ran with, where the port says it (0: as the config
+     * asked): its buffer and events a window; and, when it took less than
+     * asked (a board's small heap), what and why in a sentence. */
+    unsigned buffer_kb, max_events;
+    char reduced[128];
 };
 
 struct rtg_trace;

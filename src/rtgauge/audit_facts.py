@@ -170,6 +170,7 @@ class AuditFacts:
     # an RTOS's own
     asserts: bool | None = None
     trace_hooks: str | None = None
+    trace_recorder: str | None = None  # of those, rtgauge's flight recorder's
     mpu_regions: int | None = None
     heap_free_bytes: int | None = None
     heap_min_free_bytes: int | None = None
@@ -236,6 +237,7 @@ class AuditFacts:
             smi_source=_str(smi, "source"),
             asserts=_bool(a, "asserts"),
             trace_hooks=_str(a, "trace_hooks"),
+            trace_recorder=_str(a, "trace_recorder"),
             mpu_regions=_int(a, "mpu_regions"),
             heap_free_bytes=_int(a, "heap_free_bytes"),
             heap_min_free_bytes=_int(a, "heap_min_free_bytes"),

@@ -32,6 +32,8 @@ def heap_low(free: int) -> Any:
     return change
 
 
+RECORDER = "traceTASK_SWITCHED_OUT traceTASK_SWITCHED_IN traceMOVED_TASK_TO_READY_STATE"
+
 CASES: list[tuple[str, str, Any, str]] = [
     ("rtos-preemption", "preemptive, 101 levels", None, "pass"),
     ("rtos-preemption", "preemptive, 4 levels", config(configMAX_PRIORITIES=4), "warn"),
@@ -60,6 +62,14 @@ CASES: list[tuple[str, str, Any, str]] = [
     ("rtos-trace-hooks", "run-time stats", config(configGENERATE_RUN_TIME_STATS=1), "warn"),
     ("rtos-trace-hooks", "the trace facility", config(configUSE_TRACE_FACILITY=1), "warn"),
     ("rtos-trace-hooks", "hooks in the switch path", audit(trace_hooks="traceTASK_SWITCHED_IN"), "fail"),
+    ("rtos-trace-hooks", "only the flight recorder's hooks, and the facility it needs",
+     lambda s, e: (audit(trace_hooks=RECORDER, trace_recorder=RECORDER)(s, e),
+                   config(configUSE_TRACE_FACILITY=1)(s, e)), "pass"),
+    ("rtos-trace-hooks", "the recorder's and a tracer's",
+     audit(trace_hooks=f"{RECORDER} traceQUEUE_SEND", trace_recorder=RECORDER), "fail"),
+    ("rtos-trace-hooks", "the recorder's, with run-time stats",
+     lambda s, e: (audit(trace_hooks=RECORDER, trace_recorder=RECORDER)(s, e),
+                   config(configGENERATE_RUN_TIME_STATS=1)(s, e)), "warn"),
     ("rtos-heap", "heap_4, 70 % left at the lowest", None, "pass"),
     ("rtos-heap", "5 % left", heap_low(50000), "warn"),
     ("rtos-heap", "heap_3", lambda s, e: s["rtos"].update(heap="heap_3"), "warn"),
@@ -83,6 +93,19 @@ def test_check(check: str, what: str, change: Any, status: str) -> None:
     assert f.status == status, (f.summary, f.evidence)
     assert f.evidence and f.why
     assert (f.fix is not None) == (status in ("warn", "fail"))
+
+
+def test_the_recorders_hooks_are_named_in_the_evidence_and_only_others_fail() -> None:
+    f = audit_of(
+        audit(trace_hooks=f"{RECORDER} traceQUEUE_SEND", trace_recorder=RECORDER),
+        freertos_system,
+        freertos_end,
+    ).get("rtos-trace-hooks")
+    assert f is not None and f.status == "fail"
+    assert f.summary.endswith(": traceQUEUE_SEND")
+    assert any(
+        e.startswith("rtgauge's flight recorder's: traceTASK_SWITCHED_OUT") for e in f.evidence
+    )
 
 
 def test_every_rtos_check_has_its_pass_warn_and_fail_facts() -> None:

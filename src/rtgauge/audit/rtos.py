@@ -217,7 +217,13 @@ def mpu(f: Facts) -> Verdict:
 
 # ---- rtos-trace-hooks ----
 def trace_hooks(f: Facts) -> Verdict:
+    """rtgauge's own flight recorder is told apart (audit.trace_recorder):
+    its macros test one flag while no explained test records, and it needs
+    the trace facility for task numbers only (set once, at a task's creation)."""
     hooks = f.a.trace_hooks
+    recorder = set((f.a.trace_recorder or "").split())
+    others = " ".join(h for h in (hooks or "").split() if h not in recorder)
+    mine = " ".join(h for h in (hooks or "").split() if h in recorder)
     facility, ev = _config(f, "configUSE_TRACE_FACILITY")
     stats, ev2 = _config(f, "configGENERATE_RUN_TIME_STATS")
     evidence = [
@@ -225,22 +231,36 @@ def trace_hooks(f: Facts) -> Verdict:
         ev,
         ev2,
     ]
+    if mine:
+        evidence.append(
+            f"rtgauge's flight recorder's: {mine} (each a test of a flag while no explained "
+            "test records)"
+        )
     if hooks is None and facility is None:
         return unknown("the trace configuration is not in the record", evidence)
     fix = "leave the trace macros undefined and configUSE_TRACE_FACILITY, configGENERATE_RUN_TIME_STATS 0 for timing runs"
-    if hooks:
+    if others:
         return Verdict(
             "fail",
-            f"trace hooks run in the kernel's switch and tick paths: {hooks}",
+            f"trace hooks run in the kernel's switch and tick paths: {others}",
             evidence,
             fix,
             "hooks",
         )
-    if facility or stats:
+    if (facility and not mine) or stats:
         what = " and ".join(
-            n for n, on in (("the trace facility", facility), ("run-time stats", stats)) if on
+            n
+            for n, on in (("the trace facility", facility and not mine), ("run-time stats", stats))
+            if on
         )
         return Verdict("warn", f"{what} on: bookkeeping at every switch", evidence, fix, what)
+    if mine:
+        return Verdict(
+            "pass",
+            "only rtgauge's flight recorder's hooks, idle but during explained tests",
+            evidence,
+            value="flight recorder",
+        )
     return Verdict("pass", "no trace hook, no run-time statistics", evidence, value="none")
 
 

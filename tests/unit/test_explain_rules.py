@@ -182,7 +182,7 @@ def test_rtos_priorities_count_upwards() -> None:
         sw(9_000, (42, 5, "hi"), (TID, 3, "rtg")),
     ]
     x = explain(window(evs, 9_100, prio_scale="rtos"))
-    assert x.culprit_kind == TASK and "hi (priority 5)" in x.culprit
+    assert x.culprit_kind == TASK and "hi/42 (priority 5)" in x.culprit
 
 
 def test_a_softirq_running_at_the_release_delays_the_wake_up_it_does_not_serve_it() -> None:

@@ -14,13 +14,16 @@ equal priority); a lower-priority task that was still on the CPU after the
 wake-up is the kernel's path to the switch, never the task's fault; time
 with no kernel event at all is the hypervisor, firmware or interrupts off,
 never the task that happened to be current. A window that lost events
-names nobody. docs/methodology.md, "Why the worst case", says the same.
+names nobody. On an RTOS (FreeRTOS's trace hooks) the same rules read the
+same vocabulary: priorities count upwards, the idle task is pid 0 (or named
+IDLE), and a wake-up served by the tick ("tick") waited for that tick from
+its release. docs/methodology.md, "Why the worst case", says the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rtgauge.model import TestRecord, TraceEvent, TraceWindowRecord
 from rtgauge.run import Run
@@ -29,6 +32,7 @@ from rtgauge.run import Run
 IDLE = "idle"  # the CPU was idle: the exit from its idle state
 NO_EVENT = "no-event"  # no kernel event at all (interrupts off, firmware, hypervisor)
 WAKE_IRQ = "wake-irq"  # the interrupt (or handler) that woke the thread
+TICK_WAIT = "tick-wait"  # a tick-driven sleep: from the release to the tick that ended it
 IRQ = "irq"  # another device interrupt's handler
 VECTOR = "vector"  # another architecture vector (IPI, irq_work, ...)
 SOFTIRQ = "softirq"
@@ -41,6 +45,7 @@ RETURN = "return"  # the thread itself, from the switch to its time stamp
 UNACCOUNTED = "unaccounted"
 
 HANDLER_KINDS = {"irq": IRQ, "vec": VECTOR, "softirq": SOFTIRQ, "timer": TIMER, "ipi": VECTOR}
+TICK_FRAME = "tick interrupt"  # an RTOS's tick, as its vector's frame is named
 
 
 @dataclass(frozen=True)
@@ -163,8 +168,8 @@ def _task_label(pid: int, comm: str, prio: int, policies: dict[int, str], scale:
     if pid == 0:
         return "idle"
     pol = policies.get(pid, "")
-    if scale == "rtos":
-        return f"{comm or 'task'} (priority {prio})"
+    if scale == "rtos":  # the task number: the OSAL gives its tasks one name
+        return f"{comm or 'task'}/{pid} (priority {prio})"
     if prio < 0:
         return f"{comm}/{pid} SCHED_DEADLINE"
     if prio < 100:
@@ -177,6 +182,30 @@ def _outranks_or_equals(prio: int, than: int, scale: str) -> bool:
     """Whether a task of priority prio may legally keep one of priority than
     from running (higher or equal priority)."""
     return prio >= than if scale == "rtos" else prio <= than
+
+
+RTOS_IDLE = "IDLE"  # FreeRTOS's idle task's name (configIDLE_TASK_NAME)
+
+
+def _idle_as_zero(events: Sequence[TraceEvent]) -> tuple[TraceEvent, ...]:
+    """An RTOS's idle task as pid 0, the number every rule reads as idle,
+    where the events name it IDLE under a number of its own."""
+    idle = {
+        e.pid for e in events if e.kind in ("switch", "waking", "wakeup") and e.name == RTOS_IDLE
+    }
+    idle |= {e.pid2 for e in events if e.kind == "switch" and e.name2 == RTOS_IDLE}
+    idle.discard(0)
+    if not idle:
+        return tuple(events)
+    return tuple(
+        replace(
+            e,
+            cur=0 if e.cur in idle else e.cur,
+            pid=0 if e.kind in ("switch", "waking", "wakeup") and e.pid in idle else e.pid,
+            pid2=0 if e.kind == "switch" and e.pid2 in idle else e.pid2,
+        )
+        for e in events
+    )
 
 
 # ---- replaying the CPU's context ----
@@ -262,6 +291,8 @@ def _initial_stack(events: Sequence[TraceEvent]) -> list[_Frame]:
 
 def explain(w: TraceWindow) -> Explanation:
     """Takes the window apart; see the module's docstring."""
+    if w.prio_scale == "rtos":
+        w = replace(w, events=_idle_as_zero(w.events))
     evs = sorted((e for e in w.events if e.cpu == w.cpu), key=lambda e: e.t)
     others = sorted((e for e in w.events if e.cpu != w.cpu), key=lambda e: e.t)
     end = w.sample_ns
@@ -321,13 +352,17 @@ def explain(w: TraceWindow) -> Explanation:
 
     # the handlers that hold the wake-up: every frame open just before it
     wake_keys: set[tuple[str, str, int]] = set()
+    tick_at: int | None = None  # a tick-driven sleep: the tick that ended it entered
     if wake_at is not None:
         st = _initial_stack(evs)
         for e in evs:
             if e.t >= wake_at:
                 break
             _apply(e, st, None, w.tid)
-        wake_keys = {(f.kind, f.name, f.entered) for f in _wake_path(st)}
+        path = _wake_path(st)
+        wake_keys = {(f.kind, f.name, f.entered) for f in path}
+        if path and (path[0].kind, path[0].name) == ("vec", TICK_FRAME) and path[0].entered >= 0:
+            tick_at = path[0].entered
     # the CPU's first reaction to the release: a handler entered, or the wake-up
     react_at = next(
         (
@@ -372,7 +407,9 @@ def explain(w: TraceWindow) -> Explanation:
         if b <= 0:  # before the release: the picture only
             segs.append(_context_segment(w, a, b, frames, who, tasks))
             continue
-        ctx = _Context(w, wake_at, switch_at, react_at, waker, wake_keys, tasks, my_prio, held)
+        ctx = _Context(
+            w, wake_at, switch_at, react_at, waker, wake_keys, tasks, my_prio, held, tick_at
+        )
         for part, (pa, pb) in _classify(ctx, a, b, frames, who):
             raw.append(part)
             segs.append(Segment(w.cpu, pa, pb, part.kind, part.label))
@@ -467,6 +504,7 @@ class _Context:
     tasks: dict[int, _Task]
     my_prio: int | None
     held: set[int]  # lower-priority tasks proven to hold the CPU in kernel code
+    tick_at: int | None = None  # the tick that ended a tick-driven sleep entered
 
 
 Piece = tuple[Part, tuple[int, int]]
@@ -481,6 +519,15 @@ def _classify(c: _Context, a: int, b: int, frames: list[_Frame], who: int | None
         work = f" ({frames[-1].name})"
     elif frames:
         return [(_handler_part(c, frames, ns), (a, b))]
+    if c.tick_at is not None and b <= c.tick_at:
+        part = Part(
+            TICK_WAIT,
+            "waiting for the next tick",
+            ns,
+            "a sleep on this kernel ends on a tick: the first at or after its deadline",
+            "the tick's granularity: the sleep ended on the first tick after its deadline",
+        )
+        return [(part, (a, b))]
     before_reaction = c.react_at is None or b <= c.react_at
     woken = c.wake_at is not None and a >= c.wake_at
     if who == w.tid:
@@ -494,6 +541,16 @@ def _classify(c: _Context, a: int, b: int, frames: list[_Frame], who: int | None
     if who is None:
         return [(Part(UNACCOUNTED, "unknown context", ns, "no event says what ran"), (a, b))]
     if who == 0:
+        if not woken and w.prio_scale == "rtos":
+            part = Part(
+                IDLE,
+                "the CPU was idle",
+                ns,
+                "the idle task ran until the interrupt entered: no idle state to leave, the "
+                "time is the interrupt's arrival and the core's entry",
+                "the interrupt's arrival (the CPU was idle)",
+            )
+            return [(part, (a, b))]
         if not woken:
             return _idle_split(w, a, b)
         part = Part(
@@ -524,6 +581,15 @@ def _classify(c: _Context, a: int, b: int, frames: list[_Frame], who: int | None
             ns,
             "ran instead: higher or equal priority, may legally delay the thread",
             f"blocked by {label}",
+        )
+    elif who in c.held and w.prio_scale == "rtos":
+        part = Part(
+            NONPREEMPT,
+            f"{label} kept the CPU",
+            ns,
+            f"{label} (lower priority) kept the CPU: an interrupt after the wake-up returned to "
+            "it instead of switching (the scheduler suspended, or a critical section)",
+            f"{label} held off the switch (the scheduler suspended, or a critical section)",
         )
     elif who in c.held:
         model = f"preemption model {w.preempt_model}" if w.preempt_model else "this kernel"

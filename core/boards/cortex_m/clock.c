@@ -64,11 +64,12 @@ uint64_t board_clock_ticks(void)
 
 /* Exact for any count: whole seconds, then the rest (below 2^32 ticks,
  * so its product with 1e9 stays below 2^62). */
-uint64_t board_clock_ns(void)
+uint64_t board_clock_ticks_ns(uint64_t t)
 {
-    uint64_t t = board_clock_ticks();
     return t / hz * 1000000000u + t % hz * 1000000000u / hz;
 }
+
+uint64_t board_clock_ns(void) { return board_clock_ticks_ns(board_clock_ticks()); }
 
 uint32_t board_clock_hz(void) { return hz; }
 

@@ -64,6 +64,8 @@ size_t board_msp_stack_unused(void);
 void board_clock_start(void);
 uint64_t board_clock_ticks(void);
 uint64_t board_clock_ns(void);
+/* A count of the clock (board_clock_ticks) in ns, as board_clock_ns says it. */
+uint64_t board_clock_ticks_ns(uint64_t ticks);
 uint32_t board_clock_hz(void);
 const char *board_clock_name(void);
 bool board_clock_is_cycle_counter(void);

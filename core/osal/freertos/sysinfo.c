@@ -26,6 +26,9 @@ static const char config_trace_hooks[] = ""
 #ifdef traceMOVED_TASK_TO_READY_STATE
                                          " traceMOVED_TASK_TO_READY_STATE"
 #endif
+#ifdef traceTASK_CREATE
+                                         " traceTASK_CREATE"
+#endif
 #ifdef traceQUEUE_SEND
                                          " traceQUEUE_SEND"
 #endif
@@ -39,6 +42,13 @@ static const char config_trace_hooks[] = ""
                                          " traceISR_ENTER"
 #endif
     ;
+/* Of those, the flight recorder's (FreeRTOSConfig.h says which): the
+ * audit tells them from a tracer built into the system measured. */
+#ifdef RTG_FR_RECORDER_HOOKS
+static const char config_recorder_hooks[] = RTG_FR_RECORDER_HOOKS;
+#else
+static const char config_recorder_hooks[] = "";
+#endif
 #ifdef configASSERT
 #define RTG_FR_ASSERTS true
 #else
@@ -214,6 +224,7 @@ static void audit_facts(struct rtg_sys_extra *x)
 {
     rtg_sys_extra_bool(x, "audit.asserts", RTG_FR_ASSERTS);
     rtg_sys_extra_text(x, "audit.trace_hooks", config_trace_hooks[0] ? config_trace_hooks + 1 : "");
+    rtg_sys_extra_text(x, "audit.trace_recorder", config_recorder_hooks);
     rtg_sys_extra_int(x, "audit.mpu_regions", mpu_regions());
     rtg_sys_extra_uint(x, "audit.heap_free_bytes", xPortGetFreeHeapSize());
     rtg_sys_extra_uint(x, "audit.heap_min_free_bytes", xPortGetMinimumEverFreeHeapSize());

@@ -49,7 +49,9 @@ extern uint32_t board_core_hz; /* core/boards/<board>/board.c */
 #define configUSE_DAEMON_TASK_STARTUP_HOOK 0
 
 #define configGENERATE_RUN_TIME_STATS 0
-#define configUSE_TRACE_FACILITY 0
+/* On for the flight recorder: it gives each task its number (uxTCBNumber),
+ * set once as the task is created; nothing is counted at a switch. */
+#define configUSE_TRACE_FACILITY 1
 #define configUSE_STATS_FORMATTING_FUNCTIONS 0
 #define configUSE_CO_ROUTINES 0
 #define configUSE_TIMERS 0
@@ -86,5 +88,42 @@ void rtg_fr_assert_failed(const char *file, int line);
  * which calls xPortSysTickHandler. */
 #define vPortSVCHandler SVC_Handler
 #define xPortPendSVHandler PendSV_Handler
+
+/* The flight recorder (core/osal/freertos/trace_hooks.c; docs/methodology.md,
+ * "Why the worst case"): a switch, a task made ready, a task created. Each
+ * tests one flag while no recorder is open. Expanded inside tasks.c, where
+ * the running task (pxCurrentTCB), the ready lists and a task's fields are
+ * in scope: a task switched out whose list item is still on its priority's
+ * ready list was preempted or yielded, else it blocked. The tick and the
+ * board's interrupts are recorded by the board's hooks (board_isr.h), so
+ * no macro runs in the tick's path. */
+#include "rtg_fr_trace.h"
+#define traceTASK_SWITCHED_OUT()                                                                   \
+    do {                                                                                           \
+        if (rtg_fr_tr_on)                                                                          \
+            rtg_fr_tr_switched_out(                                                                \
+                pxCurrentTCB->uxTCBNumber, pxCurrentTCB->uxPriority,                               \
+                listIS_CONTAINED_WITHIN(&pxReadyTasksLists[pxCurrentTCB->uxPriority],              \
+                                        &pxCurrentTCB->xStateListItem));                           \
+    } while (0)
+#define traceTASK_SWITCHED_IN()                                                                    \
+    do {                                                                                           \
+        if (rtg_fr_tr_on)                                                                          \
+            rtg_fr_tr_switched_in(pxCurrentTCB->uxTCBNumber, pxCurrentTCB->uxPriority);            \
+    } while (0)
+#define traceMOVED_TASK_TO_READY_STATE(pxTCB)                                                      \
+    do {                                                                                           \
+        if (rtg_fr_tr_on)                                                                          \
+            rtg_fr_tr_ready((pxTCB)->uxTCBNumber, (pxTCB)->uxPriority);                            \
+    } while (0)
+#define traceTASK_CREATE(pxNewTCB)                                                                 \
+    do {                                                                                           \
+        if (rtg_fr_tr_on)                                                                          \
+            rtg_fr_tr_created((pxNewTCB)->uxTCBNumber, (pxNewTCB)->pcTaskName);                    \
+    } while (0)
+/* The macros rtgauge's flight recorder defines (the system record's
+ * audit.trace_recorder: sysinfo.c): the audit tells them from others. */
+#define RTG_FR_RECORDER_HOOKS                                                                      \
+    "traceTASK_SWITCHED_OUT traceTASK_SWITCHED_IN traceMOVED_TASK_TO_READY_STATE traceTASK_CREATE"
 
 #endif

@@ -1,0 +1,78 @@
+/* The flight recorder on FreeRTOS (rtg/osal_trace.h), its parts:
+ * trace_hooks.c writes the kernel's and the board's events into a RAM
+ * ring; trace.c opens it, freezes windows out of it and keeps the K worst;
+ * trace_window.c turns a kept window into the common vocabulary. */
+#ifndef RTG_FR_TRACE_INTERNAL_H
+#define RTG_FR_TRACE_INTERNAL_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "FreeRTOS.h"
+#include "rtg/osal_trace.h"
+#include "rtg_fr_trace.h"
+
+/* One event as the hooks write it: 16 bytes. Task numbers are the
+ * kernel's (uxTCBNumber) modulo 65536. */
+struct fr_tev {
+    uint64_t ticks; /* the board's measuring counter (board_clock_ticks) */
+    uint16_t a, b;  /* SWITCH: the task out, the task in; WAKEUP: the task
+                     * made ready, the task running; VEC: the task running,
+                     * the exception number (IPSR) */
+    uint8_t kind;   /* enum rtg_tev_kind */
+    uint8_t pa, pb; /* the priorities of a and b */
+    uint8_t x;      /* SWITCH: 0 the task out is still ready, 1 it blocked;
+                     * VEC: which of the board's interrupts (enum board_isr) */
+};
+
+#define FR_NAMES 16 /* task names kept, by number modulo this */
+struct fr_name {
+    uint16_t number;
+    char name[configMAX_TASK_NAME_LEN];
+};
+
+struct fr_ring {
+    struct fr_tev *ev;      /* NULL: not recording */
+    uint32_t mask;          /* entries - 1, a power of two */
+    volatile uint32_t head; /* events written since it started */
+    struct fr_name *names;
+    uint16_t cur;           /* the task running now, and its priority */
+    uint8_t cur_prio;
+    uint16_t out; /* vTaskSwitchContext's task out, until it picks one */
+    uint8_t out_prio, out_state;
+    bool out_pending;
+};
+extern struct fr_ring rtg_fr_ring;
+
+/* Interrupts masked (PRIMASK: every priority), for a few instructions. */
+static inline uint32_t fr_mask(void)
+{
+    uint32_t m;
+    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(m)::"memory");
+    return m;
+}
+static inline void fr_unmask(uint32_t m) { __asm__ volatile("msr primask, %0" ::"r"(m) : "memory"); }
+
+/* trace_hooks.c: recording into ev (entries a power of two) from now on,
+ * the running task cur; and stopped (the hooks see it before this returns). */
+void rtg_fr_ring_start(struct fr_tev *ev, uint32_t entries, struct fr_name *names, uint16_t cur,
+                       uint8_t cur_prio);
+void rtg_fr_ring_stop(void);
+
+/* trace_window.c: a window kept in the ring's own form, and what it
+ * becomes in the record. */
+struct fr_kept {
+    char metric[RTG_TRACE_METRIC_MAX];
+    uint64_t release_ns, end_ns, start_ns;
+    int64_t first_event_ns; /* the oldest event the ring held (-1: none) */
+    uint64_t lost_events;
+    uint16_t tid;
+    bool complete, capped;
+    uint32_t n;         /* events in ev: the switch before the window, then the window */
+    struct fr_tev *ev;  /* room for max_events + 1 */
+};
+/* k in the common vocabulary: its events (the idle task as pid 0, names
+ * from the table), the tasks seen; 0 or ENOMEM (w then holds nothing). */
+int rtg_fr_window_expand(const struct fr_kept *k, const struct fr_name *names, uint16_t idle,
+                         struct rtg_trace_window *w);
+
+#endif

@@ -25,8 +25,7 @@ from rtgauge.targets.registry import add_target_options, make_target
 FORMATS = ("text", "md", "json")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("check", help="is this system set up for real time? (the audit)")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     add_target_options(p)
     p.add_argument("--cpus", help="the CPUs to judge, as a run would measure them (default: all)")
     p.add_argument("--format", choices=FORMATS, default="text", help="text (default), md or json")

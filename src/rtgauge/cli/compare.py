@@ -23,8 +23,7 @@ from rtgauge.store import utc_stamp
 FORMATS = ("html", "md")  # written side by side; --csv adds the tables
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("compare", help="compare stored runs side by side")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundles", nargs="+", type=Path, help="two or more bundles")
     p.add_argument(
         "--out",

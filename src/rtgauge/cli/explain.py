@@ -21,8 +21,7 @@ from rtgauge.run import Run
 FORMATS = ("md", "html", "json")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("explain", help="why the worst samples of a stored run were late")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle", type=Path, help="a bundle (.json) or a probe stream (.jsonl)")
     p.add_argument("--test", metavar="ID", help="one test (default: every explained test)")
     p.add_argument("--format", choices=FORMATS, default="md")

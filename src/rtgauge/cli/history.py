@@ -20,8 +20,7 @@ from rtgauge.run import Run
 from rtgauge.store import RunFilter, open_store, utc_stamp
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("history", help="runs of a system over time, with regressions")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_dir(p)
     p.add_argument("--system", help="host name (or 'guest <kernel>'), a glob")
     p.add_argument("--test", help="test id or glob, e.g. TMR-P-LAT")

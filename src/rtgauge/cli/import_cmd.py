@@ -17,8 +17,7 @@ from rtgauge.model import Bundle
 from rtgauge.store import open_store, safe_name
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("import", help="store another tool's results (cyclictest, rtla) as a run")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path, help="cyclictest --json or -h output, rtla hist output")
     p.add_argument("--format", default="auto", choices=["auto", *FORMATS])
     p.add_argument("--label", type=run_label, help="a name for the run, e.g. a kernel build")

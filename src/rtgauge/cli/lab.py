@@ -30,8 +30,7 @@ def lab_sets() -> dict[str, list[dict[str, Any]]]:
     return sets
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("lab", help="evaluate a set of systems and compare them")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--file", type=Path, help="a lab file (TOML) naming the targets")
     which.add_argument(

@@ -8,8 +8,7 @@ from rtgauge.fmt import term
 from rtgauge.probe import catalogue, find_probe
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("list", help="the tests and their options")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--probe", help="the probe binary (default: build/rtgauge-probe)")
     p.set_defaults(execute=execute)
 

@@ -17,8 +17,7 @@ from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("push", help="send runs to a result server (rtgauge serve)")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundles", nargs="*", type=Path, help="bundles (.json) or probe streams")
     p.add_argument("--server", help="the server, e.g. http://results.lab:8080")
     p.add_argument(

@@ -14,8 +14,7 @@ from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import run_report
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("report", help="render a stored run")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle", type=Path, help="a bundle (.json) or a probe stream (.jsonl)")
     p.add_argument("--format", choices=sorted(EXPORTERS), default="html")
     p.add_argument(

@@ -44,8 +44,7 @@ def add_probe_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("run", help="evaluate a system and store the run")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     add_probe_options(p)
     add_target_options(p)
     add_results_dir(p)

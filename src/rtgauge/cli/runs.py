@@ -10,8 +10,7 @@ from rtgauge.fmt import term
 from rtgauge.store import RunFilter, open_store, row_dict
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("runs", help="the stored runs, newest first")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_dir(p)
     p.add_argument("--label", help="only the runs stored with this label")
     p.add_argument("--host", help="only the runs of this host, or of this labgrid place (a board)")

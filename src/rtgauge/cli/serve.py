@@ -12,8 +12,7 @@ from rtgauge.fmt import term
 from rtgauge.store import open_store
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("serve", help="serve the result store to browsers and pushing hosts")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_dir(p)
     p.add_argument("--listen", default=None, metavar="HOST:PORT", help="default 127.0.0.1:8080")
     p.add_argument(

@@ -9,7 +9,6 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
-from rtgauge.analysis.history import headline, tail_value
 from rtgauge.errors import UsageError
 from rtgauge.model import Bundle, TargetInfo
 
@@ -116,6 +115,10 @@ def stored_bundle(raw: bytes, sha256: str, where: str) -> Bundle:
 
 def index_values(bundle: Bundle) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run's row (without the storage columns) and its tests' rows."""
+    # The headline figures are worked out when a run is indexed, not when the
+    # index is read (rtgauge runs imports this module for its helpers).
+    from rtgauge.analysis.history import headline, tail_value
+
     system, end, target = bundle.system_view(), bundle.end_view(), bundle.target_view()
     tests = bundle.test_views()
     statuses = [t.status for t in tests]

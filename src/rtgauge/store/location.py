@@ -7,11 +7,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from typing import TYPE_CHECKING
 
 from rtgauge.errors import UsageError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 DEFAULT_DIR = "rtgauge-results"
 INDEX = "index.sqlite"
@@ -28,6 +29,11 @@ class Location:
 
     @classmethod
     def parse(cls, text: str) -> Location:
+        # SQLAlchemy is loaded here, by the commands that take --store, not by
+        # every command that imports this module for its defaults.
+        from sqlalchemy.engine import URL, make_url
+        from sqlalchemy.exc import ArgumentError
+
         if text.startswith(_PG_SCHEMES):
             try:
                 url = make_url(text)
@@ -41,6 +47,8 @@ class Location:
 
     @classmethod
     def directory(cls, root: Path) -> Location:
+        from sqlalchemy.engine import URL
+
         return cls(root, URL.create("sqlite", database=str(root / INDEX)))
 
     @property

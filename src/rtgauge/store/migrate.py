@@ -6,6 +6,10 @@ named (the caller's `reindex`), and 0003 drops the old table.
 
 One process migrates at a time: a lock file beside a directory store's
 index, an advisory lock on PostgreSQL.
+
+A store already at HEAD is recognised by reading Alembic's version table
+directly: Alembic itself is loaded only when there is a migration to run,
+so a command that only reads the store does not pay for it.
 """
 
 from __future__ import annotations
@@ -14,36 +18,54 @@ import fcntl
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect, text
 
 from rtgauge.store.location import Location
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 HEAD = "0003"  # the newest revision; a unit test checks it is the scripts' head
 V1_DONE = "0002"  # the new tables exist; the v1 index is still there
 _LOCK_KEY = 0x72746761  # "rtga": PostgreSQL's advisory lock for migrations
+VERSION_TABLE = "alembic_version"  # Alembic's default, which env.py keeps
 
 
 def config() -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     return cfg
 
 
 def script_head() -> str | None:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(config()).get_current_head()
 
 
 def current(conn: Connection) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     return MigrationContext.configure(conn).get_current_revision()
 
 
+def at_head(conn: Connection) -> bool:
+    """Whether the store is at HEAD: its version table holds HEAD alone (what
+    `current` would say, without loading Alembic)."""
+    if not inspect(conn).has_table(VERSION_TABLE):
+        return False
+    rows = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalars().all()
+    return [str(r) for r in rows] == [HEAD]
+
+
 def _upgrade(engine: Engine, target: str) -> None:
+    from alembic import command
+
     cfg = config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
@@ -81,11 +103,11 @@ def v1_paths(engine: Engine) -> list[str]:
 def upgrade(engine: Engine, location: Location, reindex: Callable[[list[str]], None]) -> bool:
     """Brings the schema to HEAD; True when it had to (a new or older store)."""
     with engine.connect() as conn:
-        if current(conn) == HEAD:
+        if at_head(conn):
             return False
     with _lock(engine, location):
         with engine.connect() as conn:
-            if current(conn) == HEAD:  # another process did it meanwhile
+            if at_head(conn):  # another process did it meanwhile
                 return False
         _upgrade(engine, V1_DONE)
         reindex(v1_paths(engine))

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
@@ -180,6 +179,10 @@ class ResultStore:
         return self.add(raw, source, bundle=bundle, path=rel)
 
     def _insert(self, table: Any) -> Any:
+        # The dialects are loaded by the first write (PostgreSQL's pulls in
+        # asyncio): `rtgauge runs` only reads.
+        from sqlalchemy.dialects import postgresql, sqlite
+
         dialect = postgresql if self.root is None else sqlite
         return dialect.insert(table)
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from rtgauge.errors import UsageError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 Record = dict[str, Any]
 
@@ -32,7 +33,10 @@ SCHEMA_VERSION: int = int(schema()["$defs"]["system"]["properties"]["schema_vers
 
 @lru_cache(maxsize=8)
 def _validator(kind: str | None) -> jsonschema.Draft202012Validator:
-    """The whole contract, or one record kind of it (clearer messages than oneOf)."""
+    """The whole contract, or one record kind of it (clearer messages than oneOf).
+    jsonschema is loaded here, when a record is first checked."""
+    import jsonschema
+
     s = schema()
     if kind is None:
         return jsonschema.Draft202012Validator(s)
@@ -63,6 +67,8 @@ def check_record(record: Any, where: str) -> Record:
 def check_catalogue_line(entry: Any, where: str) -> Record:
     """One --list-json line if it fits the contract's catalogue entry, else a
     UsageError naming where and why."""
+    import jsonschema.exceptions
+
     error = jsonschema.exceptions.best_match(_validator("catalogue").iter_errors(entry))
     if error is not None:
         path = "/".join(str(p) for p in error.absolute_path) or "(entry)"

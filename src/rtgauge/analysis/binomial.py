@@ -1,14 +1,13 @@
 """Exact (Clopper–Pearson) bounds on a miss rate from k misses in n activations.
 
 The rule of three (3/n) holds only for k = 0; these bounds hold for any k,
-so a deadline claim stays honest once a miss has been seen.
+so a deadline claim stays honest once a miss has been seen. scipy is loaded
+when a bound is first asked for (a report with a deadline), not on import.
 """
 
 from __future__ import annotations
 
 import math
-
-from scipy.stats import beta
 
 
 def upper_bound(misses: int, n: int, confidence: float) -> float:
@@ -17,6 +16,8 @@ def upper_bound(misses: int, n: int, confidence: float) -> float:
         return 1.0
     if misses >= n:
         return 1.0
+    from scipy.stats import beta
+
     return float(beta.ppf(confidence, misses + 1, n - misses))
 
 
@@ -24,6 +25,8 @@ def lower_bound(misses: int, n: int, confidence: float) -> float:
     """One-sided lower bound: the true rate is above it with this confidence."""
     if n <= 0 or misses <= 0:
         return 0.0
+    from scipy.stats import beta
+
     return float(beta.ppf(1.0 - confidence, misses, n - misses + 1))
 
 

@@ -4,19 +4,19 @@ and identical distribution (the two halves compared with Kolmogorov-Smirnov).
 
 Each test rejects at ALPHA. The three together reject truly i.i.d. data about
 3 % of the time: a rejection withholds an estimate, it never makes one up.
+
+statsmodels and scipy are loaded by the checks themselves: a report without a
+deadline, which runs none, does not pay for them.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from scipy.stats import ks_2samp
-from statsmodels.stats.diagnostic import acorr_ljungbox
-from statsmodels.tsa.stattools import kpss
-
-from rtgauge.analysis.tail_data import Floats
+if TYPE_CHECKING:
+    from rtgauge.analysis.tail_data import Floats
 
 ALPHA = 0.01
 MIN_BLOCKS = 20  # fewer maxima than this and the tests say nothing
@@ -34,6 +34,8 @@ class Check:
 
 
 def _stationarity(x: Floats) -> Check:
+    from statsmodels.tsa.stattools import kpss
+
     with warnings.catch_warnings():
         # KPSS p-values come from a table spanning 0.01..0.1; outside it the
         # bound is returned with a warning, which is what we want to use.
@@ -48,6 +50,8 @@ def _stationarity(x: Floats) -> Check:
 
 
 def _independence(x: Floats) -> Check:
+    from statsmodels.stats.diagnostic import acorr_ljungbox
+
     lags = max(1, min(10, len(x) // 5))
     res = acorr_ljungbox(x, lags=[lags])
     p = float(res["lb_pvalue"].iloc[0])
@@ -59,6 +63,8 @@ def _independence(x: Floats) -> Check:
 
 
 def _identical(x: Floats) -> Check:
+    from scipy.stats import ks_2samp
+
     half = len(x) // 2
     res = ks_2samp(x[:half], x[half:])
     p = float(res.pvalue)
@@ -82,7 +88,7 @@ def check_assumptions(maxima: Floats | None) -> list[Check]:
     if len(maxima) < MIN_BLOCKS:
         why = f"not tested: {len(maxima)} full blocks, the tests need at least {MIN_BLOCKS}"
         return [Check(n, None, None, why) for n in names]
-    if float(np.ptp(maxima)) == 0.0:
+    if float(maxima.max() - maxima.min()) == 0.0:
         why = "not tested: every block maximum is the same value"
         return [Check(n, None, None, why) for n in names]
     return [_stationarity(maxima), _independence(maxima), _identical(maxima)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import optimize
@@ -24,8 +24,11 @@ from scipy.stats import genpareto
 
 from rtgauge.analysis.evt_checks import Check, check_assumptions
 from rtgauge.analysis.requirements import misses, quantile
-from rtgauge.analysis.tail_data import Floats, empirical_exceedance, full_maxima, tail_values
+from rtgauge.analysis.tail_data import empirical_exceedance, full_maxima, tail_values
 from rtgauge.model import Blocks, Metric
+
+if TYPE_CHECKING:
+    from rtgauge.analysis.tail_data import Floats
 
 PROBABILITIES = (1e-6, 1e-9)
 MIN_SAMPLES = 1000

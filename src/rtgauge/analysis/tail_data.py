@@ -1,20 +1,26 @@
 """What a latency figure gives an extreme-value analysis: the tail of its
 histogram as values, its empirical exceedance curve, and the per-block maxima
-the probe recorded in time order (schema: metric.blocks)."""
+the probe recorded in time order (schema: metric.blocks). numpy is loaded by
+the functions that compute, not by importing the module."""
 
 from __future__ import annotations
 
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, TypeAlias
 
 from rtgauge.model import Blocks, Metric
 
-Floats = npt.NDArray[np.float64]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Floats: TypeAlias = npt.NDArray[np.float64]
 
 
 def full_maxima(blocks: Blocks) -> Floats:
     """Maxima of the blocks that are nearly full: a block cut short at the
     start, the end or a pause holds fewer samples and a smaller maximum."""
+    import numpy as np
+
     if not blocks.count:
         return np.zeros(0)
     typical = float(np.median(blocks.count))
@@ -26,6 +32,8 @@ def tail_values(metric: Metric, k: int) -> tuple[float, Floats, int]:
     """(threshold u, the values above it, n): u is the low edge of the highest
     bucket at which at least k samples lie at or above it. A bucket's samples
     are spread evenly across its width (their exact values were binned)."""
+    import numpy as np
+
     buckets = metric.hist.buckets
     n = metric.count - metric.hist.overflow
     seen, start = 0, len(buckets)

@@ -8,7 +8,11 @@ or above it, K = 2 % of the samples, at least 50 and at most 1000. The fit is
 scipy's maximum-likelihood genpareto on the histogram's tail (values binned
 to ≤ 0.78 % of their size, spread evenly inside their bucket). The interval
 is a parametric bootstrap: refits of samples drawn from the fitted tail, the
-number above the threshold drawn binomially too.
+number above the threshold drawn binomially too; the refits are made all at
+once (gpd_refit.py), each as scipy's Nelder-Mead would make it.
+
+numpy and scipy are loaded by estimate(), not by importing the module: the
+report's renderers import its types and constants.
 """
 
 from __future__ import annotations
@@ -18,11 +22,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from scipy import optimize
-from scipy.stats import genpareto
-
 from rtgauge.analysis.evt_checks import Check, check_assumptions
+from rtgauge.analysis.gpd_refit import refit
 from rtgauge.analysis.requirements import misses, quantile
 from rtgauge.analysis.tail_data import empirical_exceedance, full_maxima, tail_values
 from rtgauge.model import Blocks, Metric
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 PROBABILITIES = (1e-6, 1e-9)
 MIN_SAMPLES = 1000
 SHARE, MIN_K, MAX_K = 0.02, 50, 1000
-BOOTSTRAP = 100  # refits: the band's ends are known to a few percent, in seconds
+BOOTSTRAP = 100  # refits: the band's ends are known to a few percent
 SEED = 20261123  # fixed: the same bundle gives the same interval
 CURVE_LOW = 1e-12
 
@@ -108,36 +109,39 @@ THRESHOLD_RULE = (
 )
 
 
-def _fit(y: Floats, start: tuple[float, float] | None = None) -> tuple[float, float] | None:
+def _fit(y: Floats) -> tuple[float, float] | None:
     """Maximum-likelihood (shape, scale) of a generalized Pareto with location 0."""
+    import numpy as np
+    from scipy.stats import genpareto
+
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            if start is None:
-                c, _, s = genpareto.fit(y, floc=0)
-                return float(c), float(s)
-            # A refit near a known answer: scipy's own likelihood, fewer steps.
-            res = optimize.minimize(
-                lambda p: genpareto.nnlf((p[0], 0.0, math.exp(p[1])), y),
-                [start[0], math.log(start[1])],
-                method="Nelder-Mead",
-                options={"xatol": 1e-3, "fatol": 1e-3},
-            )
+            c, _, s = genpareto.fit(y, floc=0)
         except (ValueError, RuntimeError, OverflowError):
             return None
-        if not res.success or not np.all(np.isfinite(res.x)):
-            return None
-        return float(res.x[0]), math.exp(float(res.x[1]))
+        return float(c), float(s)
 
 
-def _latency(u: float, zeta: float, c: float, s: float, p: Floats) -> Floats:
-    """The latency exceeded with probability p (p below zeta, the threshold's)."""
+def _latency(
+    u: float, zeta: Floats | float, c: Floats | float, s: Floats | float, p: Floats
+) -> Floats:
+    """The latency exceeded with probability p (p below zeta, the threshold's);
+    one row per (zeta, c, s) when they are arrays of the bootstrap's refits."""
+    import numpy as np
+    from scipy.stats import genpareto
+
     with np.errstate(all="ignore"):
         return np.asarray(u + genpareto.isf(p / zeta, c, scale=s), dtype=float)
 
 
-def _probability(u: float, zeta: float, c: float, s: float, x: float) -> float:
-    return float(zeta * genpareto.sf(x - u, c, scale=s))
+def _probability(
+    u: float, zeta: Floats | float, c: Floats | float, s: Floats | float, x: float
+) -> Floats:
+    import numpy as np
+    from scipy.stats import genpareto
+
+    return np.asarray(zeta * genpareto.sf(x - u, c, scale=s), dtype=float)
 
 
 def not_applicable(
@@ -156,6 +160,9 @@ def estimate(
     bootstrap: int | None = None,
 ) -> Pwcet:
     """The pWCET of one latency figure, or why there is none."""
+    import numpy as np
+    from scipy.stats import genpareto
+
     if bootstrap is None:
         bootstrap = BOOTSTRAP
     blocks = metric.blocks
@@ -179,29 +186,32 @@ def estimate(
     zeta = len(y) / n_in
     probs = [p for p in PROBABILITIES]
     curve_p = np.logspace(math.log10(zeta), math.log10(CURVE_LOW), 56)
+    grid = np.concatenate([probs, curve_p])
+    # The resamples are drawn one after the other from one seeded stream (the
+    # same draws as ever), then refitted together.
     rng = np.random.default_rng(SEED)
-    reps_x, reps_c, reps_d = [], [], []
+    draws: list[Floats] = []
     for _ in range(bootstrap):
         k_b = int(rng.binomial(n_in, zeta))
-        if k_b < 10:
-            continue
-        y_b = genpareto.rvs(c, scale=s, size=k_b, random_state=rng)
-        f = _fit(y_b, (c, s))
-        if f is None:
-            continue
-        z_b = k_b / n_in
-        reps_c.append(f[0])
-        reps_x.append(_latency(u, z_b, f[0], f[1], np.concatenate([probs, curve_p])))
-        if deadline_ns is not None and deadline_ns > u:
-            reps_d.append(_probability(u, z_b, f[0], f[1], deadline_ns))
+        if k_b >= 10:
+            draws.append(genpareto.rvs(c, scale=s, size=k_b, random_state=rng))
+    shapes, scales = refit(draws, (c, s))
+    fitted_b = np.isfinite(shapes)  # a refit that failed is left out, as ever
+    z_b = np.array([len(d) for d in draws], dtype=float)[fitted_b] / n_in
+    reps_c, s_b = shapes[fitted_b], scales[fitted_b]
+    reps_x = _latency(u, z_b[:, None], reps_c[:, None], s_b[:, None], grid[None, :])
+    reps_d = (
+        _probability(u, z_b, reps_c, s_b, deadline_ns)
+        if deadline_ns is not None and deadline_ns > u
+        else np.zeros(0)
+    )
     lo_q, hi_q = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
-    enough = len(reps_x) >= bootstrap // 2 and bootstrap > 0
-    x_hat = _latency(u, zeta, c, s, np.concatenate([probs, curve_p]))
+    enough = len(reps_c) >= bootstrap // 2 and bootstrap > 0
+    x_hat = _latency(u, zeta, c, s, grid)
     band_lo = band_hi = None
     if enough:
-        stack = np.vstack(reps_x)
-        band_lo = np.nanpercentile(stack, lo_q, axis=0)
-        band_hi = np.nanpercentile(stack, hi_q, axis=0)
+        band_lo = np.nanpercentile(reps_x, lo_q, axis=0)
+        band_hi = np.nanpercentile(reps_x, hi_q, axis=0)
 
     def interval(i: int) -> Interval:
         if band_lo is None or band_hi is None:
@@ -231,7 +241,7 @@ def estimate(
     dl_prob, caveats = None, _caveats(checks, blocks, c, shape, metric)
     if deadline_ns is not None:
         if deadline_ns > u:
-            d_hat = _probability(u, zeta, c, s, deadline_ns)
+            d_hat = float(_probability(u, zeta, c, s, deadline_ns))
             d_lo = float(np.percentile(reps_d, lo_q)) if len(reps_d) > 10 else None
             d_hi = float(np.percentile(reps_d, hi_q)) if len(reps_d) > 10 else None
             dl_prob = Interval(d_hat, d_lo, d_hi)

@@ -323,11 +323,22 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
+/* The reader's stack. The test has locked its memory (mlockall with
+ * MCL_FUTURE), so every byte of a thread's stack is resident: left at the C
+ * library's default, the reader alone would take 8 MiB (RLIMIT_STACK) in
+ * every test that runs the recorder. Its deepest path (reader_main,
+ * read_window's 9.7 KiB frame, the steal time's fopen/sscanf) needs under
+ * 16 KiB; 64 KiB leaves four times that. Raised to the platform's least
+ * where that is larger (128 KiB on aarch64 glibc). */
+#define READER_STACK (64u * 1024u)
+
 /* The reader runs SCHED_OTHER, on the CPUs not measured when there are any. */
 int rtg_tr_start_reader(struct rtg_trace *t)
 {
     pthread_attr_t a;
     pthread_attr_init(&a);
+    long least = sysconf(_SC_THREAD_STACK_MIN);
+    pthread_attr_setstacksize(&a, least > (long)READER_STACK ? (size_t)least : READER_STACK);
     pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
     pthread_attr_setschedpolicy(&a, SCHED_OTHER);
     struct sched_param sp = {.sched_priority = 0};

@@ -17,6 +17,11 @@
 #include "common/catalogue.h"
 
 #define BAR_MAX 64
+/* The members only stamp the clock and meet at the barrier (the first also
+ * adds a sample to the figure set, arithmetic in memory), and there are up
+ * to BAR_MAX of them, each stack locked in memory: the leaf size
+ * (common/catalogue.h). */
+#define BAR_STACK RTG_TEST_STACK_LEAF
 #define BOUND_NS (2000 * NS_PER_MS)
 
 struct bar {
@@ -104,7 +109,7 @@ static int bar_case(struct rtg_ctx *ctx, int n, int64_t rounds)
         struct rtg_thread_attr a = {.policy = rtg_rt_policy(ctx),
                                     .prio = rtg_rt_ok(ctx) ? rtg_prio(ctx) - 1 : 0,
                                     .cpu = rtg_cpu_at(ctx, (size_t)made % rtg_cpu_count(ctx)),
-                                    .stack_size = RTG_TEST_STACK};
+                                    .stack_size = BAR_STACK};
         if ((rc = rtg_thread_create(&t[made], &a, member_main, &mem[made])))
             break;
     }
@@ -155,6 +160,7 @@ static int bar_run(struct rtg_ctx *ctx)
     }
     rtg_json_arr_end(info);
     rtg_json_kint(info, "thread_prio", rtg_rt_ok(ctx) ? rtg_prio(ctx) - 1 : 0);
+    rtg_json_kint(info, "stack_bytes", BAR_STACK);
     return 0;
 }
 

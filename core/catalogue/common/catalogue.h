@@ -17,8 +17,28 @@
 #define NS_PER_MS 1000000ull
 #define NS_PER_S 1000000000ull
 
-/* Stack of every thread a test creates: the tests' threads are small. */
+/* Stacks of the threads a test creates. The test locks its memory
+ * (mlockall, MCL_FUTURE), so every byte of every stack is resident: stack
+ * size x threads is what a test's threads cost. The size follows what the
+ * thread does and how many there are:
+ * - RTG_TEST_STACK, 64 KiB: a thread that records (metrics, notes, their
+ *   formatting, the flight recorder's trigger) or calls deeper into the C
+ *   library, and every thread of a test that has at most 17 (a MiB).
+ * - RTG_TEST_STACK_LEAF, 16 KiB: a thread that only stamps the clock,
+ *   waits, posts, yields or spins, in a test whose thread count reaches 64
+ *   or more, by an option (THR-P-SLS, SEM-P-ARC, SEM-B-REL) or with the
+ *   CPUs (BAR-P-LAT, THR-P-WKL). Its own frames take under 200 bytes; with
+ *   the C library's calls, a lazily bound symbol and a signal handled on
+ *   it (the stop request), such a thread was seen to touch 7.9 KiB of a
+ *   16 KiB stack (glibc, x86-64, AVX-512 signal frames), the thread's
+ *   descriptor and TLS at its top included. 16 KiB is also the least glibc
+ *   accepts there.
+ * The port raises a size to the platform's least (128 KiB on aarch64
+ * glibc); FreeRTOS caps a test thread's stack at 3 KiB. A test that gives
+ * threads the leaf size records it in its info (stack_bytes, or
+ * waiter_stack_bytes, busy_stack_bytes beside threads of the other size). */
 #define RTG_TEST_STACK (64 * 1024)
+#define RTG_TEST_STACK_LEAF (16 * 1024)
 
 /* A test thread on the test's first CPU (--cpus) with that policy and
  * priority (0 for RTG_SCHED_OTHER). */

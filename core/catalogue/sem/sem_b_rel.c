@@ -13,6 +13,10 @@
 #include "sem_verdicts.h"
 
 #define REL_MAX 64
+/* The waiters only note their priority and wait on the semaphore, and
+ * there are up to REL_MAX of them, each stack locked in memory: the leaf
+ * size (common/catalogue.h). The controller keeps RTG_TEST_STACK. */
+#define REL_WAITER_STACK RTG_TEST_STACK_LEAF
 
 struct rel_state {
     struct rtg_ctx *ctx;
@@ -76,6 +80,7 @@ static void *rel_controller(void *arg)
         int i = st->order[started];
         w[started] = (struct rel_waiter){st, st->prio[i]};
         struct rtg_thread_attr a = rtg_attr_at(st->ctx, st->policy, st->prio[i]);
+        a.stack_size = REL_WAITER_STACK;
         int rc = rtg_thread_create(&t[started], &a, rel_waiter, &w[started]);
         if (rc) {
             st->error = rc;
@@ -107,8 +112,9 @@ static int rel_run(struct rtg_ctx *ctx)
     st->ctx = ctx;
     st->n = (int)rtg_opt_int(ctx, "waiters");
     /* On a board's small heap, as many waiters as fit beside the controller. */
-    size_t per_thread = rtg_thread_mem_bytes(RTG_TEST_STACK);
-    st->n = (int)rtg_fit_count(ctx, "waiters", st->n, per_thread, RTG_FIT_RESERVE + per_thread);
+    size_t per_thread = rtg_thread_mem_bytes(REL_WAITER_STACK);
+    st->n = (int)rtg_fit_count(ctx, "waiters", st->n, per_thread,
+                               RTG_FIT_RESERVE + rtg_thread_mem_bytes(RTG_TEST_STACK));
     if (st->n < 3) {
         free(st);
         return rtg_skip(ctx, "fewer than three waiters fit in the heap");
@@ -182,6 +188,7 @@ static int rel_run(struct rtg_ctx *ctx)
     struct rtg_json *info = rtg_info(ctx);
     rtg_json_kint(info, "controller_prio", st->base);
     rtg_json_kuint(info, "seed", seed);
+    rtg_json_kint(info, "waiter_stack_bytes", REL_WAITER_STACK);
     free(st);
     return 0;
 }

@@ -19,6 +19,10 @@
 #include "rtg/test.h"
 #include "common/catalogue.h"
 
+/* The waiters only stamp the clock and wait on the semaphore, and there
+ * are up to 1024 of them, each stack locked in memory: the leaf size
+ * (common/catalogue.h). The creator, which records, keeps RTG_TEST_STACK. */
+#define ARC_WAITER_STACK RTG_TEST_STACK_LEAF
 
 struct arc;
 
@@ -102,7 +106,8 @@ static void *arc_creator(void *arg)
             *w = (struct arc_waiter){.a = a, .idx = started,
                                      .prio = waiter_prio(started, a->n, a->creator_prio, top)};
             struct rtg_thread_attr at = {.policy = a->policy, .prio = w->prio,
-                                         .cpu = rtg_cpu_at(a->ctx, 0), .stack_size = RTG_TEST_STACK};
+                                         .cpu = rtg_cpu_at(a->ctx, 0),
+                                         .stack_size = ARC_WAITER_STACK};
             int rc = rtg_thread_create(&a->t[started], &at, arc_waiter, w);
             t_back[started] = rtg_clock_ticks();
             if (rc) {
@@ -156,7 +161,7 @@ static int arc_run(struct rtg_ctx *ctx)
         return rtg_skip(ctx, "needs --prio >= %d", a.creator_prio + 1);
     /* On a board's small heap, as many waiters as fit: each a thread, its
      * bookkeeping, its share of the figure sets. */
-    size_t per_waiter = rtg_thread_mem_bytes(RTG_TEST_STACK) + sizeof *a.w + 6 * sizeof(uint64_t) +
+    size_t per_waiter = rtg_thread_mem_bytes(ARC_WAITER_STACK) + sizeof *a.w + 6 * sizeof(uint64_t) +
                         2 * RTG_METRIC_BYTES / (size_t)a.group + 1;
     a.n = (int)rtg_fit_count(ctx, "waiters", a.n, per_waiter,
                              RTG_FIT_RESERVE + 4 * RTG_METRIC_BYTES +
@@ -214,6 +219,7 @@ static int arc_run(struct rtg_ctx *ctx)
     rtg_json_kint(info, "waiters_sharing_a_level", a.n <= levels ? 0 : 2 * (a.n - levels));
     rtg_json_kint(info, "out_of_order_releases", a.out_of_order);
     rtg_json_kint(info, "timeouts", a.timeouts);
+    rtg_json_kint(info, "waiter_stack_bytes", ARC_WAITER_STACK);
     for (int d = 0; d < 2; d++) {
         rtg_json_key(info, d ? "release_mean_ns_by_waiters" : "acquire_mean_ns_by_waiters");
         rtg_json_arr_begin(info);

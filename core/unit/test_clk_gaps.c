@@ -19,6 +19,29 @@ static void gaps(void)
     CHECK_EQ_U(rtg_median_u64(w, 0), 0);
 }
 
+/* The room CLK-P-DUR keeps before a burst: every gap the burst can hold,
+ * the kept ones beside them, in whole steps, never above the cap. */
+static void room(void)
+{
+    /* 200 ms of 1 ns ticks, gaps above 1000 ticks: at most 199 801 */
+    CHECK_EQ_U(rtg_gaps_room(0, 200000000, 1000, 1, 1000000), 199801);
+    CHECK_EQ_U(rtg_gaps_room(0, 200000000, 1000, 4096, 1000000), 200704); /* 49 steps */
+    CHECK_EQ_U(rtg_gaps_room(7000, 200000000, 1000, 4096, 1000000), 208896);
+    /* a burst as dense as it can be: every tick a gap */
+    CHECK_EQ_U(rtg_gaps_room(0, 1000, 0, 1, 1000000), 1001);
+    /* the cap wins (a board's heap, or MAX_KEPT) */
+    CHECK_EQ_U(rtg_gaps_room(0, 200000000, 1000, 4096, 3000), 3000);
+    CHECK_EQ_U(rtg_gaps_room(999000, 200000000, 1000, 4096, 1000000), 1000000);
+    /* never below what one burst can hold beside the kept, whatever the
+     * burst, threshold and step */
+    for (uint64_t burst = 1; burst < 100000; burst = burst * 3 + 1)
+        for (uint64_t thr = 0; thr < 50; thr = thr * 2 + 1) {
+            size_t r = rtg_gaps_room(5, burst, thr, 64, (size_t)-1);
+            CHECK(r >= 5 + burst / (thr + 1) + 1);
+            CHECK(r % 64 == 0);
+        }
+}
+
 /* A 4 ms tick among pseudo-random noise: the period is found, and the
  * noise alone (must fail) yields none. */
 static void tick(void)
@@ -136,6 +159,7 @@ static void components(void)
 int main(void)
 {
     gaps();
+    room();
     tick();
     components();
     return unit_report("clk_gaps");

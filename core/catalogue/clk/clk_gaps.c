@@ -29,6 +29,15 @@ uint64_t rtg_median_u64(uint64_t *v, size_t n)
     return n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
 }
 
+size_t rtg_gaps_room(size_t kept, uint64_t burst_ticks, uint64_t threshold_ticks, size_t step,
+                     size_t cap)
+{
+    uint64_t need = (uint64_t)kept + burst_ticks / (threshold_ticks + 1) + 1;
+    if (step > 1)
+        need = (need + step - 1) / step * step;
+    return need < cap ? (size_t)need : cap;
+}
+
 /* The mean of the pair separations within win of period: the bins' centre
  * is up to half a bin off (10 us), as much as a claimed gap may be. */
 static uint64_t refine(const uint64_t *at, size_t n, uint64_t period, uint64_t win)

@@ -14,6 +14,14 @@ enum rtg_gap_kind { RTG_GAP_NONE, RTG_GAP_KERNEL, RTG_GAP_THROTTLE };
 enum rtg_gap_kind rtg_gap_classify(uint64_t gap_ns, uint64_t threshold_ns, uint64_t throttle_ns);
 /* Median of v[0..n) (sorts v in place); 0 when n == 0. */
 uint64_t rtg_median_u64(uint64_t *v, size_t n);
+/* How many gaps the kept arrays must hold before a burst of burst_ticks
+ * clock ticks: the kept ones and every gap the burst can hold (each lasts
+ * more than threshold_ticks, and all but the last lie apart inside the
+ * burst: burst / (threshold + 1) + 1), rounded up to whole steps, at most
+ * cap. With that room no gap of the burst is lost whatever the system
+ * does. */
+size_t rtg_gaps_room(size_t kept, uint64_t burst_ticks, uint64_t threshold_ticks, size_t step,
+                     size_t cap);
 
 /* ---- CLK-P-DUR: the strongest periodic component among the gaps ---- */
 /* at[0..n): gap times in ns, increasing. The period in [min_p, max_p] that

@@ -10,8 +10,13 @@
 #include "common/catalogue.h"
 #include "clk_gaps.h"
 
-#define MAX_KEPT 1000000 /* gaps kept (time, duration) for the tick analysis */
+#define MAX_KEPT 1000000 /* gaps kept at most (time, duration), for the tick analysis */
 #define MIN_KEPT 64      /* halving stops here: a board short of memory keeps fewer */
+/* The kept arrays grow by whole steps, before each burst to the room it may
+ * need (rtg_gaps_room). The memory is locked, so all that is allocated is
+ * resident: sized per burst, a default run holds ~6 MB where room for
+ * MAX_KEPT at the start took 28 MB. */
+#define KEPT_STEP 4096
 #define TICK_MIN_NS 900000ull   /* HZ up to ~1100 */
 #define TICK_MAX_NS 10500000ull /* HZ down to ~95 */
 #define TICK_BIN_NS 20000ull
@@ -22,6 +27,45 @@
  * timer interrupt, so it reads high on a machine with other timers. */
 #define TICK_MATCH_CONFIG 0.05
 #define TICK_MATCH_MEASURED 0.15
+
+/* The gaps kept for the tick analysis: four arrays grown together. */
+struct kept {
+    uint64_t *at;   /* ns since the first read */
+    uint64_t *dur;  /* ns */
+    uint64_t *when; /* ns since the test started */
+    int *owner;     /* the periodic component of each (rtg_periodic_find) */
+    size_t cap;
+};
+
+/* Room for want gaps. On failure every array keeps what it held (one grown
+ * is merely larger) and cap stays. */
+static bool kept_grow(struct kept *k, size_t want)
+{
+    uint64_t *at = realloc(k->at, want * sizeof *at);
+    if (at)
+        k->at = at;
+    uint64_t *dur = realloc(k->dur, want * sizeof *dur);
+    if (dur)
+        k->dur = dur;
+    uint64_t *when = realloc(k->when, want * sizeof *when);
+    if (when)
+        k->when = when;
+    int *owner = realloc(k->owner, want * sizeof *owner);
+    if (owner)
+        k->owner = owner;
+    if (!at || !dur || !when || !owner)
+        return false;
+    k->cap = want;
+    return true;
+}
+
+static void kept_free(struct kept *k)
+{
+    free(k->at);
+    free(k->dur);
+    free(k->when);
+    free(k->owner);
+}
 
 /* Every periodic component: its period, rate, cost and share of the CPU. */
 static void emit_components(struct rtg_json *info, const struct rtg_periodic *c, size_t nc,
@@ -62,32 +106,19 @@ static int run(struct rtg_ctx *ctx)
     struct rtg_metric *tick = rtg_metric_new(ctx, "clock.gap.tick");
     struct rtg_metric *other = rtg_metric_new(ctx, "clock.gap.other");
     struct rtg_metric *thr = rtg_metric_new(ctx, "clock.gap.throttled");
-    uint64_t *at = NULL, *dur = NULL, *when = NULL;
-    int *owner = NULL;
-    /* As many as a board's heap holds (the record says so), then halved
-     * until the four buffers are found. */
+    struct kept gaps = {0};
+    /* At most as many as a board's heap holds (the record says so). Room
+     * for the first burst, halved until the four arrays are found; before
+     * each later burst, in the pause, room for that one. */
     size_t fitted = (size_t)rtg_fit_count(ctx, "gaps kept", MAX_KEPT,
-                                          3 * sizeof *at + sizeof *owner, RTG_FIT_RESERVE);
-    size_t max_kept = fitted;
-    for (; max_kept >= MIN_KEPT; max_kept /= 2) {
-        at = malloc(max_kept * sizeof *at);     /* ns since the first read */
-        dur = malloc(max_kept * sizeof *dur);   /* ns */
-        when = malloc(max_kept * sizeof *when); /* ns since the test started */
-        owner = malloc(max_kept * sizeof *owner);
-        if (at && dur && when && owner)
-            break;
-        free(at);
-        free(dur);
-        free(when);
-        free(owner);
-        at = dur = when = NULL;
-        owner = NULL;
-    }
-    if (!all || !tick || !other || !thr || !at || !dur || !when || !owner) {
-        free(at);
-        free(dur);
-        free(when);
-        free(owner);
+                                          3 * sizeof *gaps.at + sizeof *gaps.owner,
+                                          RTG_FIT_RESERVE);
+    size_t wanted = rtg_gaps_room(0, burst_ticks, thr_ticks, KEPT_STEP, fitted);
+    for (size_t want = wanted; want >= MIN_KEPT && !gaps.cap; want /= 2)
+        kept_grow(&gaps, want);
+    bool short_of_memory = gaps.cap < wanted;
+    if (!all || !tick || !other || !thr || !gaps.cap) {
+        kept_free(&gaps);
         return rtg_fail_error(ctx, "out of memory");
     }
     if (!rtg_rt_ok(ctx))
@@ -116,10 +147,10 @@ static int run(struct rtg_ctx *ctx)
                 uint64_t now = rtg_test_elapsed_ns(ctx);
                 if (rtg_gap_classify(ns, thr_ns, throttle_ns) == RTG_GAP_THROTTLE) {
                     rtg_metric_add(thr, ns, now);
-                } else if (n < max_kept) {
-                    at[n] = rtg_clock_delta_ns(origin, prev);
-                    dur[n] = ns;
-                    when[n++] = now;
+                } else if (n < gaps.cap) {
+                    gaps.at[n] = rtg_clock_delta_ns(origin, prev);
+                    gaps.dur[n] = ns;
+                    gaps.when[n++] = now;
                 } else {
                     lost++;
                 }
@@ -136,6 +167,13 @@ static int run(struct rtg_ctx *ctx)
         }
         loop_ticks_total += t - first;
         bursts++;
+        if (!short_of_memory) { /* the next burst's room, outside every burst */
+            size_t need = rtg_gaps_room(n, burst_ticks, thr_ticks, KEPT_STEP, fitted);
+            if (need > gaps.cap && !kept_grow(&gaps, need)) {
+                short_of_memory = true;
+                wanted = need;
+            }
+        }
         rtg_sleep_ns(pause_ns); /* well inside the RT budget: no throttling */
     }
 
@@ -143,14 +181,15 @@ static int run(struct rtg_ctx *ctx)
      * the kernel's HZ, not merely the strongest (a VM may add others). */
     struct rtg_periodic comp[MAX_COMPONENTS];
     const struct rtg_periodic_search search = {TICK_MIN_NS, TICK_MAX_NS, TICK_BIN_NS, TICK_TOL_NS};
-    size_t nc = rtg_periodic_find(at, dur, n, &search, comp, MAX_COMPONENTS, owner);
+    size_t nc =
+        rtg_periodic_find(gaps.at, gaps.dur, n, &search, comp, MAX_COMPONENTS, gaps.owner);
     const char *hz_source = "unknown";
     double hz = rtg_sys_tick_hz(rtg_cpu_at(ctx, 0), &hz_source);
     bool configured = hz_source[0] == 'C';
     int t = rtg_periodic_tick(comp, nc, hz, configured ? TICK_MATCH_CONFIG : TICK_MATCH_MEASURED);
     for (size_t i = 0; i < n; i++) {
-        rtg_metric_add(all, dur[i], when[i]);
-        rtg_metric_add(t >= 0 && owner[i] == t ? tick : other, dur[i], when[i]);
+        rtg_metric_add(all, gaps.dur[i], gaps.when[i]);
+        rtg_metric_add(t >= 0 && gaps.owner[i] == t ? tick : other, gaps.dur[i], gaps.when[i]);
     }
     double loop_s = (double)loop_ticks_total * tick_ns / 1e9;
     struct rtg_json *info = rtg_info(ctx);
@@ -189,9 +228,9 @@ static int run(struct rtg_ctx *ctx)
     rtg_json_kuint(info, "throttle_threshold_ns", throttle_ns);
     if (lost)
         rtg_json_kuint(info, "gaps_not_kept", lost);
-    if (max_kept < fitted)
+    if (short_of_memory)
         rtg_note(ctx, "memory for %zu gaps only (not %zu): later gaps are counted, not kept",
-                 max_kept, fitted);
+                 gaps.cap, wanted);
     if (thr->stats.count)
         rtg_note(ctx, "%llu gap(s) of %llu ms or more: RT throttling or a stalled virtual CPU, "
                       "reported apart (clock.gap.throttled)",
@@ -205,10 +244,7 @@ static int run(struct rtg_ctx *ctx)
     else if (t < 0)
         rtg_note(ctx, "no periodic component matches the kernel's HZ (%.0f, %s): %zu other "
                       "periodic component(s), none named the tick", hz, hz_source, nc);
-    free(at);
-    free(dur);
-    free(when);
-    free(owner);
+    kept_free(&gaps);
     return 0;
 }
 

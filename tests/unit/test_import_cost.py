@@ -113,5 +113,7 @@ def test_runs_imports_sqlalchemy_and_nothing_heavier(
     assert code == 0 and "vm" in out and "no runs" not in out
     assert commands(modules) == {"rtgauge.cli.runs", "rtgauge.cli.common"}
     # The index is SQLite through SQLAlchemy's core; a store at the current
-    # schema is read without Alembic, and nothing is validated or analysed.
+    # schema is read without Alembic, and no bundle is read, checked or analysed.
     assert modules & HEAVY == {"sqlalchemy"}
+    assert not {m for m in modules if m.startswith(("rtgauge.analysis", "rtgauge.report"))}
+    assert "rtgauge.model" not in modules and "rtgauge.validate" not in modules

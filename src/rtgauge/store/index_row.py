@@ -7,10 +7,12 @@ import hashlib
 import json
 import math
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rtgauge.errors import UsageError
-from rtgauge.model import Bundle, TargetInfo
+
+if TYPE_CHECKING:  # the views are loaded to write or read a bundle, not to list the index
+    from rtgauge.model import Bundle, TargetInfo
 
 STATUSES = ("ok", "failed", "errors", "incomplete")
 
@@ -77,6 +79,8 @@ def parse_bundle(raw: bytes, where: str) -> Bundle:
     """A bundle from the exact bytes received: UTF-8 JSON (strict: no NaN or
     Infinity, no number beyond a double), every record checked against the
     schema; any fault is one UsageError line."""
+    from rtgauge.model import Bundle
+
     try:
         data = json.loads(
             raw.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant
@@ -98,6 +102,8 @@ def stored_bundle(raw: bytes, sha256: str, where: str) -> Bundle:
     that hash they are those bytes, and are not checked again (a long history
     reads a thousand bundles). Bytes changed since (a file edited on disk) are
     checked like any input."""
+    from rtgauge.model import Bundle
+
     if hashlib.sha256(raw).hexdigest() != sha256:
         return parse_bundle(raw, where)
     data = json.loads(raw.decode("utf-8"))

@@ -22,19 +22,21 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, select
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from rtgauge.errors import UsageError
-from rtgauge.model import Bundle, load_bundle
 from rtgauge.store import migrate, tokens
 from rtgauge.store.index_row import index_values, now_utc, parse_bundle, stored_bundle
 from rtgauge.store.location import Location
 from rtgauge.store.query import RunFilter, RunPage, RunRow
 from rtgauge.store.schema import bundle_blobs, run_tests, runs
+
+if TYPE_CHECKING:  # the views are loaded to write or read a bundle, not to list the index
+    from rtgauge.model import Bundle
 
 RECEIVED = "received"
 
@@ -169,6 +171,8 @@ class ResultStore:
         except OSError as exc:
             raise UsageError(f"cannot read {path}: {exc.strerror}") from None
         if bundle is None:
+            from rtgauge.model import load_bundle
+
             bundle = load_bundle(path)
         rel = None
         if self.root is not None:

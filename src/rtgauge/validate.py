@@ -13,6 +13,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from rtgauge.errors import UsageError
+from rtgauge.validate_tuples import validator_class
 
 if TYPE_CHECKING:
     import jsonschema
@@ -32,15 +33,16 @@ SCHEMA_VERSION: int = int(schema()["$defs"]["system"]["properties"]["schema_vers
 
 
 @lru_cache(maxsize=8)
-def _validator(kind: str | None) -> jsonschema.Draft202012Validator:
+def _validator(kind: str | None) -> jsonschema.protocols.Validator:
     """The whole contract, or one record kind of it (clearer messages than oneOf).
-    jsonschema is loaded here, when a record is first checked."""
-    import jsonschema
-
+    jsonschema is loaded here, when a record is first checked; arrays of
+    numeric tuples are checked by a shortcut that accepts only what jsonschema
+    accepts and leaves every error to it (validate_tuples.py)."""
+    checker = validator_class()
     s = schema()
     if kind is None:
-        return jsonschema.Draft202012Validator(s)
-    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{kind}", "$defs": s["$defs"]})
+        return checker(s)
+    return checker({"$ref": f"#/$defs/{kind}", "$defs": s["$defs"]})
 
 
 def check_record(record: Any, where: str) -> Record:

@@ -53,7 +53,9 @@ def load(args: argparse.Namespace) -> list[Run]:
         return out  # no store there: no history, and none is made
     with open_store(args.store) as store:
         bundles = []
-        for row in store.all_runs(RunFilter(label=args.label)):
+        # Oldest first, ties in the order stored: two runs within one second
+        # keep their order through the history's stable sort by time.
+        for row in store.all_runs(RunFilter(label=args.label, descending=False)):
             if since and row.created_at < since:
                 continue
             try:

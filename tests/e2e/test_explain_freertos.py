@@ -7,7 +7,7 @@ instructions run, so two runs keep the same windows and must give the
 same explanation, line for line. No timing thresholds: states, shapes,
 names, and the equality of two runs. The rules' controls (a higher-priority
 task named, a lower-priority one never) are hand-made windows in
-tests/unit/test_explain_freertos.py: no condition on the board puts a task
+tests/unit/test_explain_rtos_windows.py: no condition on the board puts a task
 between the wake-up and the switch-in without a test-only hook."""
 
 from __future__ import annotations

@@ -21,11 +21,17 @@ static const char *const kind_names[RTG_TEV_KINDS] = {
     [RTG_TEV_IPI_EXIT] = "ipi_exit",
 };
 
-void rtg_explain_start(struct rtg_explain *x, const struct rtg_config *cfg, bool explained)
+void rtg_explain_start(struct rtg_explain *x, const struct rtg_config *cfg, bool explained,
+                       const char *why_not)
 {
     memset(x, 0, sizeof *x);
     if (!explained)
         return;
+    if (why_not) {
+        x->state = RTG_EXPLAIN_NOT_HERE;
+        snprintf(x->why, sizeof x->why, "%s", why_not);
+        return;
+    }
     if (cfg->explain.off) {
         x->state = RTG_EXPLAIN_OFF;
         snprintf(x->why, sizeof x->why, "--no-explain");
@@ -158,7 +164,7 @@ static void emit_window(struct rtg_json *j, const struct rtg_trace_window *w)
     rtg_json_obj_end(j);
 }
 
-void rtg_explain_emit(const struct rtg_explain *x, struct rtg_json *j)
+void rtg_explain_emit(struct rtg_explain *x, struct rtg_json *j)
 {
     if (x->state == RTG_EXPLAIN_NONE)
         return;
@@ -171,7 +177,7 @@ void rtg_explain_emit(const struct rtg_explain *x, struct rtg_json *j)
     else
         rtg_json_kstr(j, "why", on ? NULL : x->why);
     if (on && x->res) {
-        const struct rtg_trace_result *r = x->res;
+        struct rtg_trace_result *r = x->res;
         rtg_json_kstr(j, "source", r->source);
         rtg_json_kstr(j, "clock", r->clock);
         rtg_json_kstr(j, "prio_scale", r->prio_scale);
@@ -189,9 +195,28 @@ void rtg_explain_emit(const struct rtg_explain *x, struct rtg_json *j)
         rtg_json_kuint(j, "lost_events", r->lost_events);
         rtg_json_key(j, "windows");
         rtg_json_arr_begin(j);
-        for (size_t i = 0; i < r->n_windows; i++)
-            emit_window(j, &r->windows[i]);
+        /* Worst first, each freed once written (a board's heap holds a
+         * window's events or their text, not both); a window whose text
+         * does not fit is left out with those after it, and said. */
+        size_t dropped = 0;
+        for (size_t i = 0; i < r->n_windows; i++) {
+            struct rtg_trace_window *w = &r->windows[i];
+            struct rtg_json_mark mark = rtg_json_mark(j);
+            if (!dropped)
+                emit_window(j, w);
+            if (!dropped && j->failed) {
+                rtg_json_rollback(j, &mark);
+                dropped = r->n_windows - i;
+            }
+            free(w->events);
+            free(w->tasks);
+            w->events = NULL;
+            w->tasks = NULL;
+            w->n_events = w->n_tasks = 0;
+        }
         rtg_json_arr_end(j);
+        if (dropped)
+            rtg_json_kuint(j, "windows_dropped", dropped);
     }
     rtg_json_obj_end(j);
 }

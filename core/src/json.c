@@ -36,6 +36,10 @@ static void put(struct rtg_json *j, const char *s, size_t n)
         while (j->len + n + 1 > cap)
             cap *= 2;
         char *nb = realloc(j->buf, cap);
+        if (!nb) { /* a small heap: no room to double, perhaps for what is needed */
+            cap = j->len + n + 1 + 256;
+            nb = realloc(j->buf, cap);
+        }
         if (!nb) {
             j->failed = true;
             return;
@@ -186,6 +190,39 @@ void rtg_json_raw_value(struct rtg_json *j, const char *json, size_t len)
 {
     before_value(j);
     put(j, json, len);
+}
+
+void rtg_json_shrink(struct rtg_json *j)
+{
+    if (j->failed || !j->buf || j->len + 1 >= j->cap)
+        return;
+    char *nb = realloc(j->buf, j->len + 1);
+    if (nb) {
+        j->buf = nb;
+        j->cap = j->len + 1;
+    }
+}
+
+struct rtg_json_mark rtg_json_mark(const struct rtg_json *j)
+{
+    struct rtg_json_mark m = {.len = j->len, .depth = j->depth, .after_key = j->after_key,
+                              .failed = j->failed};
+    m.need_comma = j->depth >= 0 && j->depth < RTG_JSON_DEPTH ? j->need_comma[j->depth] : false;
+    return m;
+}
+
+void rtg_json_rollback(struct rtg_json *j, const struct rtg_json_mark *m)
+{
+    /* A failed realloc left the buffer as it was: everything before the
+     * mark is still there. */
+    j->len = m->len;
+    if (j->buf)
+        j->buf[j->len] = '\0';
+    j->depth = m->depth;
+    if (m->depth >= 0 && m->depth < RTG_JSON_DEPTH)
+        j->need_comma[m->depth] = m->need_comma;
+    j->after_key = m->after_key;
+    j->failed = m->failed;
 }
 
 void rtg_json_kstr(struct rtg_json *j, const char *k, const char *s) { rtg_json_key(j, k); rtg_json_str(j, s); }

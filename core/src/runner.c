@@ -74,7 +74,7 @@ static int test_body(void *arg, struct rtg_isolate_channel *ch)
         rtg_note(&ctx, "ran in a virtual machine");
     double bound = bound_s(&ctx);
     /* a test with release-latency figures runs with the flight recorder */
-    rtg_explain_start(&ctx.explain, rs->cfg, d->release_latency != NULL);
+    rtg_explain_start(&ctx.explain, rs->cfg, d->release_latency != NULL, d->not_explained);
 
     ctx.start_ns = rtg_mono_ns();
     int rc = d->run(&ctx);
@@ -106,6 +106,7 @@ static int test_body(void *arg, struct rtg_isolate_channel *ch)
         status = BODY_BAD_RECORD;
     else {
         rtg_json_raw_value(&j, "\n", 1);
+        rtg_json_shrink(&j); /* the channel may copy it: a board's heap holds two */
         if (rtg_isolate_write(ch, j.buf, j.len))
             status = BODY_BAD_RECORD;
     }

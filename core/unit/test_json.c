@@ -35,6 +35,38 @@ int main(void)
     rtg_json_reset(&j);
     rtg_json_arr_end(&j);
     CHECK(j.failed);
+
+    /* Back to a mark: an optional part that failed half-way is dropped
+     * whole (its commas too), the failure forgotten, and what follows
+     * written as if it had never been tried. */
+    rtg_json_reset(&j);
+    rtg_json_obj_begin(&j);
+    rtg_json_key(&j, "w");
+    rtg_json_arr_begin(&j);
+    rtg_json_int(&j, 1);
+    struct rtg_json_mark mark = rtg_json_mark(&j);
+    rtg_json_obj_begin(&j);
+    rtg_json_kint(&j, "half", 2);
+    rtg_json_key(&j, "deeper");
+    rtg_json_arr_begin(&j);
+    j.failed = true; /* as an out-of-memory realloc leaves it */
+    rtg_json_rollback(&j, &mark);
+    CHECK(!j.failed);
+    rtg_json_int(&j, 3);
+    rtg_json_arr_end(&j);
+    rtg_json_kint(&j, "n", 1);
+    rtg_json_obj_end(&j);
+    CHECK_STR(j.buf, "{\"w\":[1,3],\"n\":1}");
+    CHECK(j.depth == 0);
+    /* A mark taken at the first value of a container: no comma after rollback. */
+    rtg_json_reset(&j);
+    rtg_json_arr_begin(&j);
+    mark = rtg_json_mark(&j);
+    rtg_json_int(&j, 7);
+    rtg_json_rollback(&j, &mark);
+    rtg_json_int(&j, 8);
+    rtg_json_arr_end(&j);
+    CHECK_STR(j.buf, "[8]");
     rtg_json_free(&j);
 
     /* A metric: percentiles are null below their sample counts. */

@@ -288,6 +288,7 @@ class ExplainRecord:
     uncaptured_max_ns: int = 0
     lost_events: int = 0
     windows: tuple[TraceWindowRecord, ...] = ()
+    windows_dropped: int = 0  # kept, but their text did not fit in the target's memory
 
     @classmethod
     def read(cls, d: Record) -> ExplainRecord:
@@ -304,6 +305,7 @@ class ExplainRecord:
             uncaptured_max_ns=d.get("uncaptured_max_ns", 0),
             lost_events=d.get("lost_events", 0),
             windows=tuple(TraceWindowRecord.read(w) for w in d.get("windows", [])),
+            windows_dropped=d.get("windows_dropped", 0),
         )
 
 

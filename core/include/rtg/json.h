@@ -34,6 +34,19 @@ void rtg_json_bool(struct rtg_json *j, bool v);
 void rtg_json_null(struct rtg_json *j);
 /* Insert an already valid JSON value produced by another rtg_json. */
 void rtg_json_raw_value(struct rtg_json *j, const char *json, size_t len);
+/* Gives back the buffer's unused room (its capacity grows by doubling). */
+void rtg_json_shrink(struct rtg_json *j);
+/* A point to come back to: what is written after it can be dropped whole
+ * (rtg_json_rollback), and an out-of-memory failure since forgotten, so a
+ * record that cannot hold an optional part is still written without it.
+ * Valid while the container open at the mark stays open. */
+struct rtg_json_mark {
+    size_t len;
+    int depth;
+    bool need_comma, after_key, failed;
+};
+struct rtg_json_mark rtg_json_mark(const struct rtg_json *j);
+void rtg_json_rollback(struct rtg_json *j, const struct rtg_json_mark *m);
 
 /* Shorthands for key + value. */
 void rtg_json_kstr(struct rtg_json *j, const char *key, const char *s);

@@ -80,6 +80,8 @@ struct rtg_trace_window {
      * grew on cpu between two readings around the window. */
     bool steal_known;
     uint64_t steal_ns, steal_over_ns;
+    /* Both malloc'd: the record frees a window's once written (and sets
+     * them NULL), rtg_trace_result_free what is left. */
     size_t n_events;
     struct rtg_tev *events; /* in time order */
     size_t n_tasks;

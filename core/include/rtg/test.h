@@ -61,6 +61,9 @@ struct rtg_test_desc {
      * deadline; a test whose every figure is one is a latency test and also
      * gets a pWCET estimate. --list-json and the test record carry it. */
     const char *release_latency;
+    /* Non-NULL when such figures are not explained by this test's own
+     * flight recorder (docs/methodology.md, "Why the worst case"): why. */
+    const char *not_explained;
 };
 
 #define RTG_OPTIONS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]))

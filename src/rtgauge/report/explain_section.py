@@ -70,6 +70,14 @@ def test_section(run: Run, test: TestRecord) -> list[Block]:
         "over the test."
     )
     out.append(Para(note, "note"))
+    if rec.windows_dropped:
+        out.append(
+            Para(
+                f"{rec.windows_dropped} more kept sample(s) left out of the record: their "
+                "events did not fit in the target's memory (the worst are written first).",
+                "warn",
+            )
+        )
     if rec.uncaptured and rec.uncaptured_max_ns > smallest:
         out.append(
             Para(

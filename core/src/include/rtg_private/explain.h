@@ -26,12 +26,16 @@ struct rtg_explain {
 };
 
 /* Starts the recorder for a test that explains figures (state ON), or
- * says why not; never fails the test. */
-void rtg_explain_start(struct rtg_explain *x, const struct rtg_config *cfg, bool explained);
+ * says why not (why_not: the test's own reason; else the port's); never
+ * fails the test. */
+void rtg_explain_start(struct rtg_explain *x, const struct rtg_config *cfg, bool explained,
+                       const char *why_not);
 /* Stops it and keeps the windows. */
 void rtg_explain_stop(struct rtg_explain *x);
 void rtg_explain_free(struct rtg_explain *x);
-/* Writes the record's "explain" key and object (nothing for NONE). */
-void rtg_explain_emit(const struct rtg_explain *x, struct rtg_json *j);
+/* Writes the record's "explain" key and object (nothing for NONE),
+ * freeing each window's events once written; the windows whose text does
+ * not fit in memory are left out and counted (windows_dropped). */
+void rtg_explain_emit(struct rtg_explain *x, struct rtg_json *j);
 
 #endif

@@ -27,7 +27,7 @@ static int64_t fit(struct rtg_ctx *ctx, const char *what, int64_t want, size_t u
     size_t free_bytes, largest;
     if (want <= 0 || unit == 0 || rtg_mem_available(&free_bytes, &largest))
         return want;
-    size_t room = free_bytes > reserve ? free_bytes - reserve : 0;
+    size_t room = (size_t)rtg_past(free_bytes, reserve);
     room -= room / 8; /* an eighth left over: calls the test makes beside them */
     if (one_block && largest < room)
         room = largest;

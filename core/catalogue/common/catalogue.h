@@ -17,6 +17,19 @@
 #define NS_PER_MS 1000000ull
 #define NS_PER_S 1000000000ull
 
+/* How far `to` is past `from`, 0 when it is not: for what is no sample (a
+ * sleep still to go, how late a wake-up is when counting misses, a
+ * counter's growth, room left). A timed sample goes through
+ * rtg_metric_interval, which counts a negative interval instead of
+ * folding it to 0; the catalogue folds no difference to 0 by hand
+ * (tests/unit/test_catalogue_intervals.py). */
+static inline uint64_t rtg_past(uint64_t to, uint64_t from)
+{
+    if (to <= from)
+        return 0;
+    return to - from;
+}
+
 /* Stacks of the threads a test creates. The test locks its memory
  * (mlockall, MCL_FUTURE), so every byte of every stack is resident: stack
  * size x threads is what a test's threads cost. The size follows what the

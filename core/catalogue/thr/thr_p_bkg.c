@@ -96,7 +96,7 @@ static int bkg_run(struct rtg_ctx *ctx)
     struct rtg_json *info = rtg_info(ctx);
     rtg_json_kint(info, "processes", nproc);
     rtg_json_kstr(info, "process_policy", "SCHED_OTHER, busy arithmetic, pinned to the measured CPU");
-    rtg_json_kuint(info, "background_ops_during_measure", ops > ops0 ? ops - ops0 : 0);
+    rtg_json_kuint(info, "background_ops_during_measure", rtg_past(ops, ops0));
     rtg_json_kstr(info, "background_op", rtg_load_op_unit(RTG_LOAD_CPU, RTG_LOAD_BUILTIN));
     rtg_json_kuint(info, "period_ns", s.period_ns);
     rtg_json_key(info, "skipped_periods");

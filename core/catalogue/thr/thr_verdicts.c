@@ -4,6 +4,8 @@
 
 #include "thr_verdicts.h"
 
+#include "common/catalogue.h"
+
 /* Index of the first occurrence of c in log, or -1. */
 static int at(const char *log, char c)
 {
@@ -81,7 +83,7 @@ size_t rtg_thr_rr_merge(struct rtg_thr_slice *segs, size_t n)
     if (n == 0)
         return 0;
     for (size_t i = 0; i < n; i++)
-        segs[i].run_ns = segs[i].end_ns > segs[i].start_ns ? segs[i].end_ns - segs[i].start_ns : 0;
+        segs[i].run_ns = rtg_past(segs[i].end_ns, segs[i].start_ns);
     qsort(segs, n, sizeof *segs, by_start);
     size_t k = 0;
     for (size_t i = 1; i < n; i++) {

@@ -6,6 +6,7 @@
 #include "rtg/osal.h"
 #include "rtg/osal_timer.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 #include "tmr_calc.h"
 
 struct try_result {
@@ -44,7 +45,7 @@ static int try_period(struct rtg_ctx *ctx, enum rtg_timer_mode mode, uint64_t pe
             continue;
         /* late from the first expiry not yet served (next), not the latest */
         rtg_metric_interval(m, next, now, rtg_test_elapsed_ns(ctx));
-        uint64_t late = now > next ? now - next : 0; /* an early one misses nothing */
+        uint64_t late = rtg_past(now, next); /* an early one misses nothing */
         uint64_t miss = rtg_sus_misses(exp, late, period);
         res->misses += miss;
         if (exp > 1)

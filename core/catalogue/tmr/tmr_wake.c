@@ -7,6 +7,7 @@
 #include "rtg/osal.h"
 #include "rtg/osal_timer.h"
 #include "rtg/test.h"
+#include "common/catalogue.h"
 
 static const char *const names[RTG_WAKE_VARIANTS] = {"clock_nanosleep", "nanosleep", "posix_timer",
                                                      "timerfd",         "select",    "poll"};
@@ -33,7 +34,7 @@ static bool done(const struct rtg_waker *w, uint64_t i, uint64_t next)
 static int rel_sleep(enum rtg_wake_variant v, uint64_t next)
 {
     uint64_t now = rtg_mono_ns();
-    uint64_t d = next > now ? next - now : 0;
+    uint64_t d = rtg_past(next, now);
     switch (v) {
     case RTG_WAKE_NANOSLEEP: return rtg_nanosleep_rel(d);
     case RTG_WAKE_SELECT: return rtg_select_rel(d);

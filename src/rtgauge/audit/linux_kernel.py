@@ -187,6 +187,8 @@ def rt_options(f: Facts) -> Verdict:
         missing.append(
             ("threaded interrupts", "threadirqs on the kernel command line (or PREEMPT_RT)")
         )
+    # for the explanation of a worst case: which of them a part needed
+    details = {"high_res": _set(f, "HIGH_RES_TIMERS"), "missing": [n for n, _ in missing]}
     if not _set(f, "HIGH_RES_TIMERS"):
         return Verdict(
             "fail",
@@ -194,6 +196,7 @@ def rt_options(f: Facts) -> Verdict:
             ev,
             "CONFIG_HIGH_RES_TIMERS=y; " + "; ".join(x for _, x in missing),
             "no HIGH_RES_TIMERS",
+            details,
         )
     if missing:
         names = ", ".join(n for n, _ in missing)
@@ -203,12 +206,14 @@ def rt_options(f: Facts) -> Verdict:
             ev,
             "; ".join(x for _, x in missing),
             f"missing {names}",
+            details,
         )
     return Verdict(
         "pass",
         "high-resolution timers, full dynticks, RCU offload and boosting, threaded interrupts",
         ev,
         value="all",
+        details=details,
     )
 
 

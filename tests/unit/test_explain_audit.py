@@ -1,0 +1,331 @@
+"""Which audit findings an explanation points to (analysis/explain_audit.py):
+for each link of the table, a part and its finding warning or failing is
+pointed to, and the same finding passing (or unknown, or n/a) is not; no
+audit, an incomplete window, the wake-up's own mechanism: nothing; the lines
+ordered by the part's share, one per (part, finding)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from audit_records import Record, audit_of
+
+from rtgauge.analysis.explain import (
+    IDLE,
+    IRQ,
+    NO_EVENT,
+    NONPREEMPT,
+    RETURN,
+    SOFTIRQ,
+    SWITCH,
+    TASK,
+    TICK_WAIT,
+    TIMER,
+    UNACCOUNTED,
+    VECTOR,
+    WAKE_IRQ,
+    WAKER,
+    Explanation,
+    Part,
+    TraceWindow,
+    explain,
+    explanations,
+)
+from rtgauge.analysis.explain_audit import Bearing, bearing
+from rtgauge.audit import Finding
+from rtgauge.model import TraceEvent, load_bundle
+from rtgauge.run import Run
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "explain"
+NOT_POINTED = ("pass", "unknown", "n/a")
+
+
+def finding(check_id: str, status: str, **details: Any) -> Finding:
+    fix = f"the fix of {check_id}" if status in ("warn", "fail") else None
+    return Finding(
+        check_id, check_id, status, "summary", ["evidence"], fix, "why", "value", details
+    )
+
+
+def explanation(*parts: Part, complete: bool = True) -> Explanation:
+    return Explanation(
+        metric="timer.wakeup.clock_nanosleep.cpu1",
+        sample_ns=sum(p.ns for p in parts),
+        cpu=1,
+        complete=complete,
+        parts=parts,
+        culprit="",
+        culprit_kind=None,
+        segments=(),
+        wake_at=None,
+        switch_at=None,
+        lost_events=0,
+    )
+
+
+def pointed(b: list[Bearing]) -> list[tuple[str, str]]:
+    return [(x.part.label, x.finding.id) for x in b]
+
+
+IRQ36 = {"irqs": [{"irq": "36", "name": "virtio1-req.0", "affinity": "0-1",
+                   "effective": "1", "lands": True, "fired": 20}]}  # fmt: skip
+NO_HZ_FULL = {"high_res": True, "missing": ["NO_HZ_FULL"]}
+NO_RCU_NOCB = {"high_res": True, "missing": ["RCU_NOCB_CPU"]}
+NOT_THREADED = {"high_res": True, "missing": ["threaded interrupts"]}
+NO_HIGH_RES = {"high_res": False, "missing": []}
+
+# (part kind, part label, the finding it points to, that finding's details)
+TABLE: list[tuple[str, str, str, dict[str, Any]]] = [
+    (IDLE, "the CPU was idle", "idle-states", {}),
+    (NO_EVENT, "no kernel event at all", "hypervisor", {}),
+    (NO_EVENT, "no kernel event at all", "smi-count", {}),
+    (NO_EVENT, "no kernel event at all (the CPU was idle)", "idle-states", {}),
+    (TICK_WAIT, "waiting for the next tick", "rtos-tick-rate", {}),
+    (TICK_WAIT, "waiting for the next tick", "kernel-rt-options", NO_HIGH_RES),
+    (IRQ, "IRQ 36 virtio1-req.0", "irq-affinity", IRQ36),
+    (IRQ, "IRQ 36 virtio1-req.0", "kernel-rt-options", NOT_THREADED),
+    (IRQ, "IRQ 11 arch_timer", "kernel-rt-options", NO_HZ_FULL),
+    (VECTOR, "local_timer interrupt", "kernel-rt-options", NO_HZ_FULL),
+    (VECTOR, "local_timer interrupt", "timer-migration", {}),
+    (VECTOR, "local_timer interrupt", "cpu-isolation", {}),
+    (VECTOR, "reschedule interrupt", "cpu-isolation", {}),
+    (VECTOR, "IPI Function call interrupts", "cpu-isolation", {}),
+    (SOFTIRQ, "softirq NET_RX", "irq-affinity", IRQ36),
+    (SOFTIRQ, "softirq NET_RX", "cpu-isolation", {}),
+    (SOFTIRQ, "softirq TIMER", "timer-migration", {}),
+    (SOFTIRQ, "softirq HRTIMER", "kernel-rt-options", NO_HZ_FULL),
+    (SOFTIRQ, "softirq RCU", "kernel-rt-options", NO_RCU_NOCB),
+    (SOFTIRQ, "softirq RCU", "cpu-isolation", {}),
+    (SOFTIRQ, "softirq SCHED", "cpu-isolation", {}),
+    (TIMER, "timer tick_nohz_handler", "kernel-rt-options", NO_HZ_FULL),
+    (TIMER, "timer tick_sched_timer", "cpu-isolation", {}),
+    (TIMER, "timer it_real_fn", "timer-migration", {}),
+    (TIMER, "timer watchdog_timer_fn", "watchdogs", {}),
+    (TASK, "kworker/u4:1/88 SCHED_OTHER (flush_to_ldisc)", "workqueue-mask", {}),
+    (TASK, "kworker/u4:1/88 SCHED_OTHER (flush_to_ldisc)", "cpu-isolation", {}),
+    (TASK, "kworker/1:2/90 SCHED_OTHER (vmstat_update)", "cpu-isolation", {}),
+    (TASK, "hog/1234 SCHED_FIFO 99", "cpu-isolation", {}),
+    (TASK, "watchdog/1/15 SCHED_FIFO 99", "watchdogs", {}),
+    (TASK, "migration/1/16 SCHED_FIFO 99", "watchdogs", {}),
+    (TASK, "irq/36-virtio1-req.0/77 SCHED_FIFO 50", "irq-affinity", IRQ36),
+    (TASK, "ksoftirqd/1/20 SCHED_OTHER", "irq-affinity", IRQ36),
+    (TASK, "ktimers/1/21 SCHED_FIFO 1", "timer-migration", {}),
+    (TASK, "rcuc/1/22 SCHED_FIFO 1", "kernel-rt-options", NO_RCU_NOCB),
+    (TASK, "khugepaged/40 SCHED_OTHER nice 19", "thp", {}),
+    (TASK, "Tmr Svc/3 (priority 2)", "rtos-timer-task", {}),
+    (NONPREEMPT, "pip/2686 SCHED_OTHER kept the CPU", "preempt-model", {}),
+    (NONPREEMPT, "pip/2686 SCHED_OTHER kept the CPU", "cpu-isolation", {}),
+]
+
+
+@pytest.mark.parametrize(("kind", "label", "check_id", "details"), TABLE)
+@pytest.mark.parametrize("status", ["warn", "fail"])
+def test_a_part_points_to_the_finding_that_warns_or_fails(
+    kind: str, label: str, check_id: str, details: dict[str, Any], status: str
+) -> None:
+    x = explanation(Part(kind, label, 40_000), Part(RETURN, "the thread itself", 5_000))
+    found = bearing(x, [finding(check_id, status, **details)])
+    assert pointed(found) == [(label, check_id)]
+    b = found[0]
+    assert b.finding.status == status and b.share == pytest.approx(40_000 / 45_000)
+    assert "could have" in b.says  # what the setting could have done, never who is at fault
+    assert b.to_json() == {
+        "part": label,
+        "share": round(40_000 / 45_000, 4),
+        "finding": check_id,
+        "status": status,
+        "fix": f"the fix of {check_id}",
+        "says": b.says,
+    }
+
+
+@pytest.mark.parametrize(("kind", "label", "check_id", "details"), TABLE)
+@pytest.mark.parametrize("status", NOT_POINTED)
+def test_the_same_part_never_points_to_a_passing_or_undecided_finding(
+    kind: str, label: str, check_id: str, details: dict[str, Any], status: str
+) -> None:
+    x = explanation(Part(kind, label, 40_000))
+    assert bearing(x, [finding(check_id, status, **details)]) == []
+
+
+def every_finding(status: str) -> list[Finding]:
+    ids = {c for _, _, c, _ in TABLE} | {"irq-default-affinity", "kthread-mask", "swap"}
+    details = {"missing": ["NO_HZ_FULL", "RCU_NOCB_CPU", "threaded interrupts"],
+               "high_res": False, **IRQ36}  # fmt: skip
+    return [finding(i, status, **details) for i in sorted(ids)]
+
+
+def test_no_audit_points_to_nothing() -> None:
+    x = explanation(Part(TASK, "hog/1234 SCHED_FIFO 99", 90_000), Part(IRQ, "IRQ 36 x", 9_000))
+    assert bearing(x, []) == []
+    assert bearing(x, every_finding("pass")) == []
+    assert bearing(x, every_finding("unknown")) == []
+    assert pointed(bearing(x, every_finding("fail")))  # the control: the same parts do point
+
+
+@pytest.mark.parametrize("kind", [WAKE_IRQ, WAKER, SWITCH, RETURN, UNACCOUNTED])
+def test_the_wake_ups_own_mechanism_and_unknown_time_point_to_nothing(kind: str) -> None:
+    x = explanation(Part(kind, "hog/1234 SCHED_FIFO 99 local_timer interrupt", 50_000))
+    assert bearing(x, every_finding("fail")) == []
+
+
+def test_an_incomplete_window_points_to_nothing() -> None:
+    hog = Part(TASK, "hog/1234 SCHED_FIFO 99", 50_000)
+    assert bearing(explanation(hog, complete=False), every_finding("fail")) == []
+    assert pointed(bearing(explanation(hog), every_finding("fail")))
+
+
+def test_lines_come_largest_part_first_one_per_part_and_finding() -> None:
+    x = explanation(
+        Part(SOFTIRQ, "softirq NET_RX", 10_000),
+        Part(TASK, "hog/1234 SCHED_FIFO 99", 60_000),
+        Part(IRQ, "IRQ 36 virtio1-req.0", 30_000),
+    )
+    findings = [finding("irq-affinity", "fail", **IRQ36), finding("cpu-isolation", "warn")]
+    got = pointed(bearing(x, findings + findings))  # a finding listed twice: still one line
+    assert got == [
+        ("hog/1234 SCHED_FIFO 99", "cpu-isolation"),
+        ("IRQ 36 virtio1-req.0", "irq-affinity"),
+        ("softirq NET_RX", "irq-affinity"),
+        ("softirq NET_RX", "cpu-isolation"),
+    ]
+
+
+def test_a_part_under_the_minimum_share_gets_no_line() -> None:
+    x = explanation(Part(TASK, "hog/1234 SCHED_FIFO 99", 99_500), Part(IDLE, "idle", 500))
+    findings = [finding("cpu-isolation", "warn"), finding("idle-states", "warn")]
+    assert pointed(bearing(x, findings)) == [("hog/1234 SCHED_FIFO 99", "cpu-isolation")]
+    assert pointed(bearing(x, findings, min_share=0)) == [
+        ("hog/1234 SCHED_FIFO 99", "cpu-isolation"),
+        ("idle", "idle-states"),
+    ]
+
+
+def test_an_irq_the_audit_named_says_what_it_found_and_no_default_affinity() -> None:
+    x = explanation(Part(IRQ, "IRQ 36 virtio1-req.0", 30_000))
+    findings = [finding("irq-affinity", "fail", **IRQ36), finding("irq-default-affinity", "warn")]
+    found = bearing(x, findings)
+    assert pointed(found) == [("IRQ 36 virtio1-req.0", "irq-affinity")]
+    assert found[0].says.startswith("IRQ 36 may land on the measured CPUs (fired 20× there")
+
+
+def test_an_irq_the_audit_did_not_name_says_so_and_points_to_the_default_affinity() -> None:
+    x = explanation(Part(IRQ, "IRQ 44 nvme0q1", 30_000))
+    findings = [finding("irq-affinity", "warn", **IRQ36), finding("irq-default-affinity", "warn")]
+    found = bearing(x, findings)
+    assert pointed(found) == [
+        ("IRQ 44 nvme0q1", "irq-affinity"),
+        ("IRQ 44 nvme0q1", "irq-default-affinity"),
+    ]
+    assert "is not among the IRQs the audit found" in found[0].says
+    assert "may land" not in found[0].says
+
+
+def test_kernel_rt_options_is_pointed_to_only_for_the_option_the_part_needs() -> None:
+    tick = explanation(Part(TIMER, "timer tick_nohz_handler", 30_000))
+    only_boost = finding("kernel-rt-options", "warn", high_res=True, missing=["RCU_BOOST"])
+    assert bearing(tick, [only_boost]) == []
+    no_hz = finding("kernel-rt-options", "warn", **NO_HZ_FULL)
+    assert pointed(bearing(tick, [no_hz])) == [("timer tick_nohz_handler", "kernel-rt-options")]
+
+
+def test_a_cpus_own_kworker_never_points_to_the_unbound_workqueue_mask() -> None:
+    x = explanation(Part(TASK, "kworker/1:2/90 SCHED_OTHER (vmstat_update)", 30_000))
+    assert bearing(x, [finding("workqueue-mask", "fail")]) == []
+
+
+def test_labels_as_the_explanation_writes_them_are_read() -> None:
+    """A higher-priority unbound kworker, taken apart by explain(): its own
+    label (comm with slashes, pid, policy) points to workqueue-mask."""
+    tid, me = 500, dict(pid=500, prio=4, name="rtgauge-probe")
+    kw = (88, 0, "kworker/u4:1")
+
+    def ev(t: int, kind: str, cur: int, **kw_: Any) -> TraceEvent:
+        return TraceEvent(t=t, cpu=1, kind=kind, cur=cur, **kw_)
+
+    def sw(t: int, a: tuple[int, int, str], b: tuple[int, int, str]) -> TraceEvent:
+        return ev(t, "switch", a[0], pid=a[0], prio=a[1], name=a[2], state=1,
+                  pid2=b[0], prio2=b[1], name2=b[2])  # fmt: skip
+
+    evs = [
+        sw(-900_000, (tid, 4, "rtgauge-probe"), kw),
+        ev(2_000, "vec_entry", 88, name="local_timer", num=236),
+        ev(2_500, "timer_entry", 88, name="hrtimer_wakeup"),
+        ev(3_000, "waking", 88, num=1, **me),
+        ev(3_500, "wakeup", 88, num=1, **me),
+        ev(4_000, "timer_exit", 88),
+        ev(6_000, "vec_exit", 88, name="local_timer", num=236),
+        sw(300_000, kw, (tid, 4, "rtgauge-probe")),
+    ]
+    w = TraceWindow(
+        metric="timer.wakeup.clock_nanosleep.cpu1",
+        sample_ns=303_000,
+        cpu=1,
+        tid=tid,
+        start=-1_000_000,
+        complete=True,
+        lost_events=0,
+        events=tuple(evs),
+        policies={88: "SCHED_FIFO", tid: "SCHED_FIFO"},
+    )
+    x = explain(w)
+    assert x.culprit_kind == TASK
+    found = bearing(x, [finding("workqueue-mask", "warn"), finding("cpu-isolation", "warn")])
+    assert pointed(found) == [
+        ("kworker/u4:1/88 SCHED_FIFO 99", "workqueue-mask"),
+        ("kworker/u4:1/88 SCHED_FIFO 99", "cpu-isolation"),
+    ]
+
+
+# ---- findings as the audit judges them (tests/unit/audit_records.py) ----
+
+
+def irq_30_fired(s: Record, e: Record) -> None:
+    s["audit"]["irqs"]["30"].update(affinity="0-3", effective="2")
+    e["audit"]["irqs"]["30"]["count"] = 42
+
+
+def test_the_irq_the_audit_found_firing_is_pointed_to_with_what_it_found() -> None:
+    audit = audit_of(irq_30_fired)
+    x = explanation(Part(IRQ, "IRQ 30 eth0", 30_000), Part(RETURN, "the thread itself", 5_000))
+    found = bearing(x, audit.findings)
+    assert pointed(found) == [("IRQ 30 eth0", "irq-affinity")]
+    assert found[0].finding.status == "fail"
+    assert found[0].says.startswith("IRQ 30 may land on the measured CPUs (fired 42× there")
+
+
+def test_kernel_rt_options_details_say_which_option_is_missing() -> None:
+    def no_full_dynticks(s: Record, e: Record) -> None:
+        s["audit"]["kconfig"]["CONFIG_NO_HZ_FULL"] = "n"
+
+    tick = explanation(Part(TIMER, "timer tick_sched_timer", 30_000))
+    f = audit_of(no_full_dynticks).get("kernel-rt-options")
+    assert f is not None and f.status == "warn"
+    assert f.details == {"high_res": True, "missing": ["NO_HZ_FULL"]}
+    assert pointed(bearing(tick, [f])) == [("timer tick_sched_timer", "kernel-rt-options")]
+    # the machine set up for real time: every check passes, nothing is pointed to
+    assert bearing(tick, audit_of().findings) == []
+
+
+# ---- recorded runs: what the report and the command show ----
+
+
+def _recorded(name: str) -> Run:
+    return Run.of(load_bundle(DATA / name))
+
+
+def test_a_recorded_kernel_that_did_not_preempt_points_to_the_preemption_model() -> None:
+    """A record from before the audit: its older facts decide preempt-model
+    (none: fail) and the hypervisor (KVM: warn); the checks they cannot decide
+    are unknown and never pointed to."""
+    run = _recorded("idle_vm_run.json")
+    test = run.test("TMR-P-LAT")
+    assert test is not None
+    worst = explanations(run, test)[0]
+    found = bearing(worst, run.audit.findings)
+    assert found[0].part.kind == NONPREEMPT
+    assert (found[0].finding.id, found[0].finding.status) == ("preempt-model", "fail")
+    assert {b.finding.status for b in found} <= {"warn", "fail"}
+    assert all(run.audit.get(b.finding.id) == b.finding for b in found)

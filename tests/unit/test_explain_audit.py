@@ -2,10 +2,12 @@
 for each link of the table, a part and its finding warning or failing is
 pointed to, and the same finding passing (or unknown, or n/a) is not; no
 audit, an incomplete window, the wake-up's own mechanism: nothing; the lines
-ordered by the part's share, one per (part, finding)."""
+ordered by the part's share, one per (part, finding); and the report's and
+the command's "Bears on it" lines."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,8 @@ from rtgauge.analysis.explain import (
 from rtgauge.analysis.explain_audit import Bearing, bearing
 from rtgauge.audit import Finding
 from rtgauge.model import TraceEvent, load_bundle
+from rtgauge.report.document import Para
+from rtgauge.report.explain_section import test_section as section_of
 from rtgauge.run import Run
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "explain"
@@ -329,3 +333,33 @@ def test_a_recorded_kernel_that_did_not_preempt_points_to_the_preemption_model()
     assert (found[0].finding.id, found[0].finding.status) == ("preempt-model", "fail")
     assert {b.finding.status for b in found} <= {"warn", "fail"}
     assert all(run.audit.get(b.finding.id) == b.finding for b in found)
+
+
+def test_the_report_shows_a_bears_on_it_line_under_the_culprit() -> None:
+    run = _recorded("hog_run.json")
+    test = run.test("TMR-P-LAT")
+    assert test is not None
+    blocks = section_of(run, test)
+    texts = [b.text for b in blocks if isinstance(b, Para)]
+    lead = next(i for i, b in enumerate(blocks) if isinstance(b, Para) and b.kind == "lead")
+    after = blocks[lead + 1]
+    assert isinstance(after, Para)
+    assert after.text.startswith("Bears on it: python3/2741 SCHED_FIFO 98 (100 %) — python3,")
+    assert "audit cpu-isolation WARN — fix: isolcpus=" in after.text
+    assert not any("PASS" in t for t in texts if t.startswith("Bears on it"))
+
+
+def test_the_command_carries_the_pairs(cli: Any) -> None:
+    code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--format", "json")
+    assert code == 0
+    window = json.loads(out)[0]["windows"][0]
+    first = window["bears_on"][0]
+    assert set(first) == {"part", "share", "finding", "status", "fix", "says"}
+    assert (first["part"], first["finding"], first["status"]) == (
+        "python3/2741 SCHED_FIFO 98",
+        "cpu-isolation",
+        "warn",
+    )
+    assert first["fix"].startswith("isolcpus=")
+    code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--format", "md")
+    assert code == 0 and "Bears on it: python3/2741 SCHED_FIFO 98" in out

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rtgauge.analysis.explain import explanations
+from rtgauge.analysis.explain_audit import bearing
 from rtgauge.errors import UsageError
 from rtgauge.model import TestRecord, load_bundle
 from rtgauge.report.document import Block, Heading, Para, Report
@@ -63,6 +64,8 @@ def _as_json(run: Run, tests: list[TestRecord]) -> list[dict[str, Any]]:
                         "wake_at_ns": x.wake_at,
                         "switch_at_ns": x.switch_at,
                         "parts": [dataclasses.asdict(p) for p in x.parts],
+                        # the audit's findings that bear on its parts (warn, fail)
+                        "bears_on": [b.to_json() for b in bearing(x, run.audit.findings)],
                     }
                     for x in xs
                 ],

@@ -1,11 +1,13 @@
 """The report's "Why the worst case" sections: per explained test, each kept
 sample with its culprit line, its parts and the timeline picture; a short
 table of the culprits near the top; the culprits side by side in a
-comparison. What the explanation says is decided in analysis/explain.py."""
+comparison. What the explanation says is decided in analysis/explain.py;
+which audit findings bear on it, in analysis/explain_audit.py."""
 
 from __future__ import annotations
 
 from rtgauge.analysis.explain import UNACCOUNTED, Explanation, explanations
+from rtgauge.analysis.explain_audit import Bearing, bearing
 from rtgauge.fmt import us2
 from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table
@@ -46,6 +48,16 @@ def headline(x: Explanation) -> str:
     return f"{where} — {x.culprit}"
 
 
+def bearing_line(b: Bearing, sample_ns: int) -> str:
+    """One audit finding that bears on a part of the sample, with its fix."""
+    share = _share(b.part.ns, sample_ns)
+    fix = f" — fix: {b.finding.fix}" if b.finding.fix else ""
+    return (
+        f"Bears on it: {b.part.label} ({share}) — {b.says}: audit {b.finding.id} "
+        f"{b.finding.status.upper()}{fix}"
+    )
+
+
 def test_section(run: Run, test: TestRecord) -> list[Block]:
     """The "Why the worst case" blocks of one test, or none when it has no
     figure to explain."""
@@ -61,6 +73,7 @@ def test_section(run: Run, test: TestRecord) -> list[Block]:
         out.append(Para("No sample was kept (none above the recorder's floor).", "note"))
     for x in xs:
         out.append(Para(headline(x), "lead"))
+        out += [Para(bearing_line(b, x.sample_ns)) for b in bearing(x, run.audit.findings)]
         out.append(parts_table(x))
         out.append(Chart(timeline_svg(x), "the sample's timeline on its CPU"))
     smallest = min((x.sample_ns for x in xs), default=0)

@@ -91,6 +91,7 @@ TABLE: list[tuple[str, str, str, dict[str, Any]]] = [
     (IRQ, "IRQ 36 virtio1-req.0", "irq-affinity", IRQ36),
     (IRQ, "IRQ 36 virtio1-req.0", "kernel-rt-options", NOT_THREADED),
     (IRQ, "IRQ 11 arch_timer", "kernel-rt-options", NO_HZ_FULL),
+    (IRQ, "IRQ 11 arch_timer", "timer-migration", {}),
     (VECTOR, "local_timer interrupt", "kernel-rt-options", NO_HZ_FULL),
     (VECTOR, "local_timer interrupt", "timer-migration", {}),
     (VECTOR, "local_timer interrupt", "cpu-isolation", {}),
@@ -238,6 +239,11 @@ def test_kernel_rt_options_is_pointed_to_only_for_the_option_the_part_needs() ->
 def test_a_cpus_own_kworker_never_points_to_the_unbound_workqueue_mask() -> None:
     x = explanation(Part(TASK, "kworker/1:2/90 SCHED_OTHER (vmstat_update)", 30_000))
     assert bearing(x, [finding("workqueue-mask", "fail")]) == []
+
+
+def test_a_cpus_own_timer_interrupt_never_points_to_irq_affinity() -> None:
+    x = explanation(Part(IRQ, "IRQ 11 arch_timer", 30_000))
+    assert bearing(x, [finding("irq-affinity", "fail", **IRQ36)]) == []
 
 
 def test_labels_as_the_explanation_writes_them_are_read() -> None:

@@ -202,7 +202,7 @@ def _irq(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
     m = _IRQ.match(p.label)
     name = p.label.removeprefix("IRQ ").split(" ", 1)[-1] if m else p.label
     if name in LOCAL_TIMERS:
-        yield from _tick(found, "the CPU's timer interrupt")
+        yield from _local_timer(found)
         return
     num = m.group("num") if m else None
     yield from _device_irq(num, found, "device interrupt")
@@ -245,10 +245,14 @@ def _tick(found: dict[str, Finding], what: str) -> Iterator[Link]:
     yield _link("cpu-isolation", what)
 
 
+def _local_timer(found: dict[str, Finding]) -> Iterator[Link]:
+    yield from _tick(found, "the CPU's timer interrupt")
+    yield _link("timer-migration", "the CPU's timer interrupt")
+
+
 def _vector(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
     if p.label in LOCAL_TIMERS:
-        yield from _tick(found, "the CPU's timer interrupt")
-        yield _link("timer-migration", "the CPU's timer interrupt")
+        yield from _local_timer(found)
     elif p.label.startswith("IPI ") or p.label in (
         "reschedule interrupt",
         "call_function interrupt",

@@ -5,4 +5,7 @@ cd "$(dirname "$0")/.."
 if ! command -v cyclictest >/dev/null || ! command -v stress-ng >/dev/null || [ ! -x /usr/bin/time ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rt-tests stress-ng time
 fi
-exec python3 bench/bench.py "$@"
+python3 bench/bench.py "$@"
+# The probe's footprint beside cyclictest's: peak RSS of a default run and of
+# each test, the static probes' sizes, before and after (bench/probe_footprint.py).
+exec python3 bench/probe_footprint.py

@@ -174,8 +174,8 @@ def section(
         "bootstrap's 100 refits per latency figure, one scipy minimize each; they "
         "are now made together as array operations "
         "(src/rtgauge/analysis/gpd_refit.py), with the same draws and scipy's own "
-        "steps, so the figures agree to a relative 1e-15 and the Markdown is the "
-        "same byte for byte. What remains of a report with a deadline is mostly "
+        "steps, so the figures agree to a relative 1e-15 and the report's pWCET "
+        "tables read the same. What remains of a report with a deadline is mostly "
         "SciPy's and statsmodels' import (pandas with it), the EVT checks and the "
         "point fits.",
         "",

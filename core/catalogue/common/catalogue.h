@@ -42,9 +42,10 @@ static inline uint64_t rtg_past(uint64_t to, uint64_t from)
  *   or more, by an option (THR-P-SLS, SEM-P-ARC, SEM-B-REL) or with the
  *   CPUs (BAR-P-LAT, THR-P-WKL). Its own frames take under 200 bytes; with
  *   the C library's calls, a lazily bound symbol and a signal handled on
- *   it (the stop request), such a thread was seen to touch 7.9 KiB of a
- *   16 KiB stack (glibc, x86-64, AVX-512 signal frames), the thread's
- *   descriptor and TLS at its top included. 16 KiB is also the least glibc
+ *   it (the stop request), such a thread touches 7.9 KiB of a 16 KiB
+ *   stack (glibc, x86-64, AVX-512 signal frames), the thread's descriptor
+ *   and TLS at its top included; core/osal/posix/unit/test_leaf_stack.c
+ *   checks that a quarter stays untouched. 16 KiB is also the least glibc
  *   accepts there.
  * The port raises a size to the platform's least (128 KiB on aarch64
  * glibc); FreeRTOS caps a test thread's stack at 3 KiB. A test that gives

@@ -58,6 +58,10 @@ struct rtg_isolate_channel;
 /* Appends len bytes; 0, or an errno when the runner can no longer get
  * them (the record will then be incomplete and reported as such). */
 int rtg_isolate_write(struct rtg_isolate_channel *ch, const char *buf, size_t len);
+/* The same for a record already whole in a malloc'd buffer (NUL at len),
+ * which the port takes and frees: a port that keeps records in memory (an
+ * RTOS's) keeps this one as it is, so a board's heap never holds it twice. */
+int rtg_isolate_give(struct rtg_isolate_channel *ch, char *buf, size_t len);
 
 /* What the runner asks the port to run isolated. body runs in the
  * isolated context (a fresh process, thread or task), writes the test's

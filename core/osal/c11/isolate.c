@@ -80,6 +80,13 @@ int rtg_isolate_write(struct rtg_isolate_channel *ch, const char *p, size_t n)
     return rc;
 }
 
+int rtg_isolate_give(struct rtg_isolate_channel *ch, char *buf, size_t len)
+{
+    int rc = rtg_isolate_write(ch, buf, len);
+    free(buf);
+    return rc;
+}
+
 /* Lives on the heap: an abandoned test still uses it after run returns. */
 struct job {
     const struct rtg_isolated_test *t;

@@ -45,6 +45,19 @@ int rtg_isolate_write(struct rtg_isolate_channel *ch, const char *p, size_t n)
     return 0;
 }
 
+int rtg_isolate_give(struct rtg_isolate_channel *ch, char *buf, size_t len)
+{
+    if (!ch->buf) { /* the record as it is: no second copy on the heap */
+        ch->buf = buf;
+        ch->len = len;
+        ch->cap = len + 1;
+        return 0;
+    }
+    int rc = rtg_isolate_write(ch, buf, len);
+    free(buf);
+    return rc;
+}
+
 struct job {
     const struct rtg_isolated_test *t;
     struct rtg_isolate_channel ch;

@@ -110,6 +110,13 @@ int rtg_isolate_write(struct rtg_isolate_channel *ch, const char *p, size_t n)
     return 0;
 }
 
+int rtg_isolate_give(struct rtg_isolate_channel *ch, char *buf, size_t len)
+{
+    int rc = rtg_isolate_write(ch, buf, len);
+    free(buf);
+    return rc;
+}
+
 static void child_main(const struct rtg_isolated_test *t, int fd)
 {
     rtg_px_die_with_parent(); /* never outlive the probe */

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from pairing import PROBE, ROOT, Pair, bench_pair, cyclictest_out, probe_ids, sh
+from results_file import write_section
 
 BEGIN = "<!-- deadline scheduling, timed waits, multiprocessor scheduling: bench/dln_tmo_smp.py -->"
 END = "<!-- end of deadline scheduling, timed waits, multiprocessor scheduling -->"
@@ -123,12 +124,7 @@ def main() -> int:
         return 2
     new = "\n".join(sections(a.seconds, a.repeats, probe_ids()))
     out = Path(a.out)
-    text = out.read_text() if out.exists() else ""
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + new + text[text.index(END) + len(END) + 1 :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + new
-    out.write_text(text)
+    write_section(out, BEGIN, END, new)
     print(f"bench: wrote {out}", file=sys.stderr)
     return 0
 

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pairing import PROBE, ROOT, sh
+from results_file import write_section
 
 BEGIN = "<!-- explain-cost: begin (bench/explain_cost.py) -->"
 END = "<!-- explain-cost: end -->"
@@ -172,12 +173,7 @@ def main() -> int:
         print(f"bench: {exc}", file=sys.stderr)
         return 3
     out = Path(a.out)
-    text = out.read_text() if out.exists() else ""
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + new + text[text.index(END) + len(END) + 1 :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + new
-    out.write_text(text)
+    write_section(out, BEGIN, END, new)
     print(f"bench: wrote {out}", file=sys.stderr)
     return 0
 

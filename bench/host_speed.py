@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from results_file import write_section
+
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv" / "bin"
 PROBE = Path(os.environ.get("RTGAUGE_PROBE", ROOT / "build" / "rtgauge-probe"))
@@ -186,13 +188,7 @@ def section(
 
 
 def write(lines: list[str], out: Path) -> None:
-    new = "\n".join(lines)
-    text = out.read_text() if out.exists() else ""
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + new + text[text.index(END) + len(END) + 1 :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + new
-    out.write_text(text)
+    write_section(out, BEGIN, END, "\n".join(lines))
 
 
 def main() -> int:

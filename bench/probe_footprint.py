@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from results_file import write_section
+
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "e8fd55d"  # the last commit before the lean probe
 BEGIN = "<!-- probe-footprint: begin (bench/probe_footprint.py) -->"
@@ -241,12 +243,7 @@ def main() -> int:
         print(text)
         return 0
     out = ROOT / "bench" / "RESULTS.md"
-    old = out.read_text() if out.exists() else ""
-    if BEGIN in old and END in old:
-        old = old[: old.index(BEGIN)] + text + old[old.index(END) + len(END) + 1 :]
-    else:
-        old = old.rstrip("\n") + "\n\n" + text
-    out.write_text(old)
+    write_section(out, BEGIN, END, text)
     print(f"probe_footprint: wrote its section of {out}", file=sys.stderr)
     return 0
 

@@ -290,15 +290,6 @@ void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
     release(t);
 }
 
-void rtg_trace_result_free(struct rtg_trace_result *r)
-{
-    for (size_t i = 0; i < r->n_windows; i++) {
-        free(r->windows[i].events);
-        free(r->windows[i].tasks);
-    }
-    r->n_windows = 0;
-}
-
 /* A test the watchdog ended left its recorder open: the hooks stop. Its
  * memory stays lost with the rest of that test's (the board restarts
  * before the next test). */

@@ -226,15 +226,6 @@ void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
     free(t);
 }
 
-void rtg_trace_result_free(struct rtg_trace_result *r)
-{
-    for (size_t i = 0; i < r->n_windows; i++) {
-        free(r->windows[i].events);
-        free(r->windows[i].tasks);
-    }
-    r->n_windows = 0;
-}
-
 void rtg_trace_janitor(void)
 {
     struct rtg_tracefs fs;

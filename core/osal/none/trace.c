@@ -28,6 +28,4 @@ void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
         memset(out, 0, sizeof *out);
 }
 
-void rtg_trace_result_free(struct rtg_trace_result *r) { r->n_windows = 0; }
-
 void rtg_trace_janitor(void) {}

@@ -16,6 +16,33 @@
 
 static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 
+/* A probe that mounted tracefs says so in a file of its own, removed when
+ * it unmounts: a probe killed with SIGKILL leaves it, and the next run's
+ * janitor unmounts what that probe mounted (once no instance is left). */
+#define MARK_DIR "/run"
+#define MARK_PREFIX "rtgauge-tracefs-mounted."
+
+static void mark_path(char *p, size_t n, long pid)
+{
+    snprintf(p, n, "%s/%s%ld", MARK_DIR, MARK_PREFIX, pid);
+}
+
+static void mark_set(void)
+{
+    char p[96];
+    mark_path(p, sizeof p, (long)getpid());
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd); /* without it a SIGKILL leaves tracefs mounted, as before */
+}
+
+static void mark_clear(long pid)
+{
+    char p[96];
+    mark_path(p, sizeof p, pid);
+    unlink(p);
+}
+
 static bool is_tracefs(const char *dir)
 {
     char p[RTG_TRACEFS_PATH + 32];
@@ -39,6 +66,7 @@ int rtg_tracefs_open(struct rtg_tracefs *fs, char *why, size_t n)
     }
     snprintf(fs->root, sizeof fs->root, "%s", roots[0]);
     fs->mounted_here = true;
+    mark_set();
     return 0;
 }
 
@@ -60,9 +88,34 @@ static bool instances_left(const struct rtg_tracefs *fs)
 
 void rtg_tracefs_close(struct rtg_tracefs *fs)
 {
-    if (fs->mounted_here && !instances_left(fs))
-        umount2(fs->root, MNT_DETACH);
+    if (fs->mounted_here && !instances_left(fs) && umount2(fs->root, MNT_DETACH) == 0)
+        mark_clear((long)getpid());
     fs->mounted_here = false;
+}
+
+/* A mount of a probe that is gone becomes this one's: unmounted when this
+ * one closes, if nothing is left in it then (another tool's instance keeps
+ * it mounted). */
+static void adopt_left_behind(struct rtg_tracefs *fs)
+{
+    DIR *d = opendir(MARK_DIR);
+    if (!d)
+        return;
+    const size_t plen = strlen(MARK_PREFIX);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, MARK_PREFIX, plen) != 0)
+            continue;
+        char *end;
+        long pid = strtol(e->d_name + plen, &end, 10);
+        if (end == e->d_name + plen || *end != '\0' || pid <= 0 || !rtg_linux_pid_gone(pid))
+            continue;
+        mark_clear(pid);
+        if (!fs->mounted_here) {
+            fs->mounted_here = true;
+            mark_set();
+        }
+    }
+    closedir(d);
 }
 
 /* dir/file into p; ENAMETOOLONG when it does not fit. */
@@ -142,7 +195,7 @@ int rtg_tracefs_instance_remove(const char *path)
     return EBUSY;
 }
 
-void rtg_tracefs_janitor(const struct rtg_tracefs *fs)
+void rtg_tracefs_janitor(struct rtg_tracefs *fs)
 {
     char dir[RTG_TRACEFS_PATH + 16];
     snprintf(dir, sizeof dir, "%s/instances", fs->root);
@@ -164,4 +217,5 @@ void rtg_tracefs_janitor(const struct rtg_tracefs *fs)
         rtg_tracefs_instance_remove(p);
     }
     closedir(d);
+    adopt_left_behind(fs);
 }

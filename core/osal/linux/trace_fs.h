@@ -29,7 +29,8 @@ long rtg_tracefs_read(const char *dir, const char *file, char *buf, size_t n);
 int rtg_tracefs_instance_new(const struct rtg_tracefs *fs, int index, char *path, size_t n);
 /* Stops and removes an instance; 0 or an errno. */
 int rtg_tracefs_instance_remove(const char *path);
-/* Removes every rtgauge-<pid>-* instance whose process is gone. */
-void rtg_tracefs_janitor(const struct rtg_tracefs *fs);
+/* Removes every rtgauge-<pid>-* instance whose process is gone, and makes
+ * the tracefs mount such a process made this one's (unmounted at close). */
+void rtg_tracefs_janitor(struct rtg_tracefs *fs);
 
 #endif

@@ -34,9 +34,23 @@ int main(void)
     CHECK(!rtg_dln_below_admitted(over, 7, 1.9)); /* not below capacity */
 
     /* The run: every period, no miss. */
-    CHECK(rtg_dln_run_ok(50, 50, 0));
-    CHECK(!rtg_dln_run_ok(50, 50, 1));
-    CHECK(!rtg_dln_run_ok(49, 50, 0));
-    CHECK(!rtg_dln_run_ok(0, 0, 0));
+    CHECK(rtg_dln_run_ok(50, 50, 1, 0, 0));
+    CHECK(!rtg_dln_run_ok(50, 50, 1, 1, 0));
+    CHECK(!rtg_dln_run_ok(49, 50, 1, 0, 0));
+    CHECK(!rtg_dln_run_ok(0, 0, 1, 0, 0));
+    /* Misses while the hypervisor stole time are the machine's... */
+    CHECK(rtg_dln_run_ok(50, 50, 1, 2, 2));
+    CHECK(rtg_dln_run_ok(50, 50, 1, 5, 5));
+    /* ...but one miss without steal fails, and so does a machine that
+     * paused in more than a tenth of the periods (overrun control: every
+     * period missed, some of them in a pause). */
+    CHECK(!rtg_dln_run_ok(50, 50, 1, 3, 2));
+    CHECK(!rtg_dln_run_ok(50, 50, 1, 6, 6));
+    CHECK(!rtg_dln_run_ok(50, 50, 1, 50, 4));
+    CHECK(!rtg_dln_run_ok(50, 50, 1, 1, 2)); /* inconsistent evidence */
+    /* Two tasks, ten periods each: one pause misses a period of both. */
+    CHECK(rtg_dln_run_ok(10, 10, 2, 2, 2));
+    CHECK(!rtg_dln_run_ok(10, 10, 2, 3, 3));
+    CHECK(!rtg_dln_run_ok(10, 10, 0, 0, 0));
     return unit_report("test_dln_verdicts");
 }

@@ -22,6 +22,9 @@ struct dln_task {
     int rc;                   /* of rtg_deadline_set_self */
     int periods_run;
     uint64_t missed;          /* periods that ended past their deadline or were skipped */
+    uint64_t missed_in_steal; /* of those, periods in which the hypervisor stole time */
+    bool steal_known;         /* the OS reports steal time */
+    uint64_t steal_ns;        /* steal time of all CPUs while the task ran */
     int re_anchored;          /* times the period grid was re-anchored after a skip */
     int untimed;              /* activations after the first skip, not timed */
 };

@@ -22,8 +22,13 @@ double rtg_dln_asked_util(const struct rtg_dln_ask *a, size_t n);
 bool rtg_dln_oversubscribed_refused(const struct rtg_dln_ask *a, size_t n, int cpus);
 /* A set below capacity (asked utilisation <= capacity) is admitted whole. */
 bool rtg_dln_below_admitted(const struct rtg_dln_ask *a, size_t n, double capacity);
-/* Each admitted task got its runtime every period: it ran all the periods
- * asked and no deadline was missed. */
-bool rtg_dln_run_ok(uint64_t periods_run, uint64_t periods_asked, uint64_t missed);
+/* Each of the n admitted tasks got its runtime every period: the fewest
+ * periods run is the periods asked of each, and no deadline was missed
+ * (missed: of all tasks), except in periods during which the hypervisor
+ * stole time (missed_in_steal of the missed): the machine's pause, not the
+ * OS's fault. Those may be at most a tenth of the tasks' periods: a machine
+ * paused more often than that cannot show a served set. */
+bool rtg_dln_run_ok(uint64_t periods_run, uint64_t periods_asked, uint64_t n, uint64_t missed,
+                    uint64_t missed_in_steal);
 
 #endif

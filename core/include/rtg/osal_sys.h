@@ -55,6 +55,11 @@ bool rtg_sys_emulated(void);
  * measuring clock asks it before trusting a counter the CPU itself does not
  * declare invariant (hypervisors often hide the CPUID leaf). */
 bool rtg_sys_cpu_flag(const char *flag);
+/* The time a hypervisor took from all the CPUs since boot (Linux: the
+ * steal column of /proc/stat), in ns, at the OS's granularity (10 ms at
+ * USER_HZ 100); false where the OS does not report it. A test reads it
+ * around a miss to tell the machine's pause from the OS's fault. */
+bool rtg_sys_steal_ns(uint64_t *ns);
 /* The hypervisor's vendor signature, or "" when unknown. */
 void rtg_sys_hypervisor_vendor(char *out, size_t n);
 

@@ -20,6 +20,12 @@ void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
 }
 
 bool rtg_sys_virtualized(void) { return false; }
+
+bool rtg_sys_steal_ns(uint64_t *ns)
+{
+    (void)ns;
+    return false;
+}
 bool rtg_sys_emulated(void) { return false; }
 
 bool rtg_sys_cpu_flag(const char *flag)

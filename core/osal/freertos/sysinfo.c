@@ -92,6 +92,12 @@ void rtg_sys_privileges(int prio, bool no_rt, int cpu, struct rtg_privileges *p)
 
 bool rtg_sys_virtualized(void) { return false; }
 
+bool rtg_sys_steal_ns(uint64_t *ns)
+{
+    (void)ns;
+    return false;
+}
+
 /* The kernel's tick: configured, and known exactly. */
 double rtg_sys_tick_hz(int cpu, const char **source)
 {

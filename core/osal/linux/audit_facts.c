@@ -357,22 +357,8 @@ static void interrupts(struct rtg_sys_extra *x, const int *cpus, size_t n_cpus, 
 /* Steal time of the measured CPUs, in USER_HZ ticks, from /proc/stat. */
 static void steal(struct rtg_sys_extra *x, const int *cpus, size_t n_cpus)
 {
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f)
-        return;
-    char line[1024];
-    uint64_t sum = 0;
-    bool any = false;
-    while (fgets(line, sizeof line, f)) {
-        int cpu;
-        uint64_t v;
-        if (rtg_lx_stat_steal(line, &cpu, &v) && rtg_lx_cpu_in(cpu, cpus, n_cpus)) {
-            sum += v;
-            any = true;
-        }
-    }
-    fclose(f);
-    if (any) {
+    uint64_t sum;
+    if (rtg_lx_steal_ticks(cpus, n_cpus, &sum)) {
         rtg_sys_extra_uint(x, "audit.steal.ticks", sum);
         rtg_sys_extra_int(x, "audit.steal.clk_tck", sysconf(_SC_CLK_TCK));
     }

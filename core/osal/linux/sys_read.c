@@ -199,3 +199,26 @@ bool rtg_lx_stat_steal(const char *line, int *cpu, uint64_t *steal)
     *steal = v;
     return true;
 }
+
+bool rtg_lx_steal_ticks(const int *cpus, size_t n_cpus, uint64_t *ticks)
+{
+    FILE *f = fopen("/proc/stat", "re");
+    if (!f)
+        return false;
+    /* The "intr" line is longer than the buffer: its pieces start with a
+     * digit or a space, never with "cpu". */
+    char line[1024];
+    uint64_t sum = 0;
+    bool any = false;
+    while (fgets(line, sizeof line, f)) {
+        int cpu;
+        uint64_t v;
+        if (rtg_lx_stat_steal(line, &cpu, &v) && (!cpus || rtg_lx_cpu_in(cpu, cpus, n_cpus))) {
+            sum += v;
+            any = true;
+        }
+    }
+    fclose(f);
+    *ticks = sum;
+    return any;
+}

@@ -49,4 +49,8 @@ bool rtg_lx_stat_steal(const char *line, int *cpu, uint64_t *steal);
 /* Whether cpu is among cpus. */
 bool rtg_lx_cpu_in(int cpu, const int *cpus, size_t n_cpus);
 
+/* The steal time of cpus (all CPUs when cpus is NULL) summed from
+ * /proc/stat, in USER_HZ ticks; false when no CPU line had it. */
+bool rtg_lx_steal_ticks(const int *cpus, size_t n_cpus, uint64_t *ticks);
+
 #endif

@@ -255,6 +255,16 @@ bool rtg_sys_virtualized(void)
     return rtg_lx_read_line("/sys/hypervisor/type", buf, sizeof buf) && buf[0];
 }
 
+bool rtg_sys_steal_ns(uint64_t *ns)
+{
+    uint64_t ticks;
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0 || !rtg_lx_steal_ticks(NULL, 0, &ticks))
+        return false;
+    *ns = ticks * (1000000000u / (uint64_t)hz);
+    return true;
+}
+
 bool rtg_sys_emulated(void)
 {
     char vendor[32];

@@ -34,23 +34,44 @@ int main(void)
     CHECK(!rtg_dln_below_admitted(over, 7, 1.9)); /* not below capacity */
 
     /* The run: every period, no miss. */
-    CHECK(rtg_dln_run_ok(50, 50, 1, 0, 0));
-    CHECK(!rtg_dln_run_ok(50, 50, 1, 1, 0));
-    CHECK(!rtg_dln_run_ok(49, 50, 1, 0, 0));
-    CHECK(!rtg_dln_run_ok(0, 0, 1, 0, 0));
+    struct rtg_steal_watch w = {.known = true, .stretches = 50};
+    CHECK(rtg_dln_run_ok(50, 50, &w));
+    CHECK(!rtg_dln_run_ok(49, 50, &w));
+    CHECK(!rtg_dln_run_ok(0, 0, &w));
+    struct rtg_steal_watch none = {.known = true};
+    CHECK(!rtg_dln_run_ok(50, 50, &none));
+    w.failed = 1;
+    CHECK(!rtg_dln_run_ok(50, 50, &w));
     /* Misses while the hypervisor stole time are the machine's... */
-    CHECK(rtg_dln_run_ok(50, 50, 1, 2, 2));
-    CHECK(rtg_dln_run_ok(50, 50, 1, 5, 5));
+    w.failed = w.in_steal = 5;
+    CHECK(rtg_dln_run_ok(50, 50, &w));
     /* ...but one miss without steal fails, and so does a machine that
-     * paused in more than a tenth of the periods (overrun control: every
-     * period missed, some of them in a pause). */
-    CHECK(!rtg_dln_run_ok(50, 50, 1, 3, 2));
-    CHECK(!rtg_dln_run_ok(50, 50, 1, 6, 6));
-    CHECK(!rtg_dln_run_ok(50, 50, 1, 50, 4));
-    CHECK(!rtg_dln_run_ok(50, 50, 1, 1, 2)); /* inconsistent evidence */
-    /* Two tasks, ten periods each: one pause misses a period of both. */
-    CHECK(rtg_dln_run_ok(10, 10, 2, 2, 2));
-    CHECK(!rtg_dln_run_ok(10, 10, 2, 3, 3));
-    CHECK(!rtg_dln_run_ok(10, 10, 0, 0, 0));
+     * paused in more than a tenth of the periods. */
+    w.failed = 6;
+    CHECK(!rtg_dln_run_ok(50, 50, &w));
+    w.in_steal = 6;
+    CHECK(!rtg_dln_run_ok(50, 50, &w));
+    /* The overrun control: every period missed, a few in a pause. */
+    w.failed = 50;
+    w.in_steal = 4;
+    CHECK(!rtg_dln_run_ok(50, 50, &w));
+    /* Two tasks of ten periods: one pause misses a period of each. */
+    struct rtg_steal_watch a = {.known = true, .first = 7, .at = 9, .stretches = 10,
+                                .failed = 1, .in_steal = 1};
+    struct rtg_steal_watch b = {.known = true, .first = 5, .at = 9, .stretches = 10,
+                                .failed = 1, .in_steal = 1};
+    struct rtg_steal_watch sum = {.known = true};
+    rtg_steal_watch_add(&sum, &a);
+    rtg_steal_watch_add(&sum, &b);
+    CHECK(sum.stretches == 20 && sum.first == 5 && sum.at == 9 && sum.in_steal == 2);
+    CHECK(rtg_dln_run_ok(10, 10, &sum));
+    /* One pause is tolerated in a short run, two are not. */
+    struct rtg_steal_watch short_run = {.known = true, .stretches = 6, .failed = 1, .in_steal = 1};
+    CHECK(rtg_dln_run_ok(6, 6, &short_run));
+    short_run.failed = short_run.in_steal = 2;
+    CHECK(!rtg_dln_run_ok(6, 6, &short_run));
+    b.known = false;
+    rtg_steal_watch_add(&sum, &b);
+    CHECK(!sum.known);
     return unit_report("test_dln_verdicts");
 }

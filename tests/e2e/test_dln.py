@@ -79,7 +79,8 @@ def test_overrun_fault_fails_the_served_verdict() -> None:
     # Failed for what the OS did: misses outside any hypervisor pause.
     stolen = "missed_while_the_hypervisor_stole_time"
     assert sum(k["missed"] - k[stolen] for k in tasks) > 0
-    assert isinstance(v["evidence"]["machine_stalls"]["steal_ns_while_the_tasks_ran"], int)
+    stalls = v["evidence"]["machine_stalls"]
+    assert isinstance(stalls["steal_ns"], int) and stalls["failed"] > stalls["stretches"] // 10
 
 
 @root_only

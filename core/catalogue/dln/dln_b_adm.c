@@ -150,43 +150,28 @@ static int adm_run(struct rtg_ctx *ctx)
     asks_json(&ev, "asked", below_ask, nb);
     rtg_json_key(&ev, "tasks");
     rtg_json_arr_begin(&ev);
-    uint64_t missed = 0, missed_in_steal = 0, steal_ns = 0;
-    bool steal_known = nb > 0;
+    struct rtg_steal_watch periods_all = {.known = true};
     int run_min = periods;
     for (size_t i = 0; i < nb; i++) {
         rtg_json_obj_begin(&ev);
         rtg_json_kint(&ev, "periods_run", below[i].periods_run);
         rtg_json_kuint(&ev, "missed", below[i].missed);
-        rtg_json_kuint(&ev, "missed_while_the_hypervisor_stole_time", below[i].missed_in_steal);
+        rtg_json_kuint(&ev, "missed_while_the_hypervisor_stole_time", below[i].stalls.in_steal);
         rtg_json_obj_end(&ev);
-        missed += below[i].missed;
-        missed_in_steal += below[i].missed_in_steal;
-        steal_known = steal_known && below[i].steal_known;
-        steal_ns = below[i].steal_ns > steal_ns ? below[i].steal_ns : steal_ns;
+        rtg_steal_watch_add(&periods_all, &below[i].stalls);
         if (below[i].periods_run < run_min)
             run_min = below[i].periods_run;
     }
     rtg_json_arr_end(&ev);
-    /* The machine's own stalls: what the verdict tolerates, and why. */
-    rtg_json_key(&ev, "machine_stalls");
-    rtg_json_obj_begin(&ev);
-    if (steal_known)
-        rtg_json_kuint(&ev, "steal_ns_while_the_tasks_ran", steal_ns);
-    else
-        rtg_json_kstr(&ev, "steal_ns_while_the_tasks_ran", "not reported by this OS");
-    rtg_json_kstr(&ev, "tolerated",
-                  "a period missed while the hypervisor stole time (steal counter advanced, "
-                  "10 ms granularity) is the machine's pause, not the OS's; at most a tenth of "
-                  "the periods");
-    rtg_json_obj_end(&ev);
+    rtg_steal_watch_json(&ev, &periods_all, "a period of one task");
     rtg_json_obj_end(&ev);
     bool admitted = rtg_dln_below_admitted(below_ask, nb, capacity);
-    bool ran = rtg_dln_run_ok((uint64_t)run_min, (uint64_t)periods, nb, missed, missed_in_steal);
+    bool ran = rtg_dln_run_ok((uint64_t)run_min, (uint64_t)periods, &periods_all);
     snprintf(exp, sizeof exp, "a set of %.2f (capacity %.2f) is admitted whole and each task "
              "gets its runtime every period", rtg_dln_asked_util(below_ask, nb), capacity);
     snprintf(obs, sizeof obs, "%s; fewest periods run %d of %d; %llu missed (%llu while the "
              "hypervisor stole time)", admitted ? "admitted" : "refused", run_min, periods,
-             (unsigned long long)missed, (unsigned long long)missed_in_steal);
+             (unsigned long long)periods_all.failed, (unsigned long long)periods_all.in_steal);
     rtg_verdict(ctx, "set_below_capacity_admitted_and_served", admitted && ran, exp, obs, &ev);
     rtg_json_free(&ev);
 

@@ -12,7 +12,6 @@
 
 #include "common/catalogue.h"
 #include "rtg/osal_deadline.h"
-#include "rtg/osal_sys.h"
 
 /* Widens the thread's affinity before t_set is read: the migration that
  * may follow is not part of the first period. rtg_deadline_set_self
@@ -46,12 +45,9 @@ static void *task_main(void *arg)
     }
     uint64_t anchor = t_set;
     int anchor_k = 0;
-    /* The machine's own pauses: the steal counter read after each
-     * period's checks (never inside the timed part) says whether the
-     * hypervisor took time while a missed period ran. */
-    uint64_t steal_first = 0, steal_prev = 0;
-    k->steal_known = rtg_sys_steal_ns(&steal_first);
-    steal_prev = steal_first;
+    /* The machine's own pauses: the steal counter is read after each
+     * period's checks, never inside the timed part. */
+    rtg_steal_watch_begin(&k->stalls);
     for (int i = 0; i < k->periods && !rtg_stop_requested(); i++) {
         if (i > 0 && rtg_deadline_yield())
             break;
@@ -74,17 +70,9 @@ static void *task_main(void *arg)
         if (rtg_mono_ns() > due + k->p.deadline_ns)
             missed = true;
         k->periods_run++;
-        uint64_t steal = 0;
-        bool steal_now = k->steal_known && rtg_sys_steal_ns(&steal);
-        if (missed) {
-            k->missed++;
-            if (steal_now && steal > steal_prev)
-                k->missed_in_steal++;
-        }
-        if (steal_now)
-            steal_prev = steal;
+        k->missed += missed;
+        rtg_steal_watch_count(&k->stalls, missed, rtg_steal_watch_read(&k->stalls));
     }
-    k->steal_ns = rtg_past(steal_prev, steal_first);
     rtg_deadline_clear_self();
     return NULL;
 }

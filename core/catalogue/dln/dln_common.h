@@ -9,6 +9,7 @@
 #include "rtg/osal.h"
 #include "rtg/osal_deadline.h"
 #include "rtg/test.h"
+#include "common/steal_watch.h"
 
 struct dln_task {
     struct rtg_deadline_params p;
@@ -22,9 +23,7 @@ struct dln_task {
     int rc;                   /* of rtg_deadline_set_self */
     int periods_run;
     uint64_t missed;          /* periods that ended past their deadline or were skipped */
-    uint64_t missed_in_steal; /* of those, periods in which the hypervisor stole time */
-    bool steal_known;         /* the OS reports steal time */
-    uint64_t steal_ns;        /* steal time of all CPUs while the task ran */
+    struct rtg_steal_watch stalls; /* the periods, missed or not, and the machine's pauses */
     int re_anchored;          /* times the period grid was re-anchored after a skip */
     int untimed;              /* activations after the first skip, not timed */
 };

@@ -70,7 +70,7 @@ static int lat_run(struct rtg_ctx *ctx)
     rtg_json_kint(info, "periods", periods);
     rtg_json_kint(info, "periods_run", task.periods_run);
     rtg_json_kuint(info, "missed_deadlines", task.missed);
-    rtg_json_kuint(info, "missed_while_the_hypervisor_stole_time", task.missed_in_steal);
+    rtg_json_kuint(info, "missed_while_the_hypervisor_stole_time", task.stalls.in_steal);
     rtg_json_kint(info, "grid_re_anchored", task.re_anchored);
     rtg_json_kint(info, "untimed_after_skip", task.untimed);
     if (task.re_anchored)

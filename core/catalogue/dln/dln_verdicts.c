@@ -43,9 +43,9 @@ bool rtg_dln_below_admitted(const struct rtg_dln_ask *a, size_t n, double capaci
     return true;
 }
 
-bool rtg_dln_run_ok(uint64_t periods_run, uint64_t periods_asked, uint64_t n, uint64_t missed,
-                    uint64_t missed_in_steal)
+bool rtg_dln_run_ok(uint64_t periods_run, uint64_t periods_asked,
+                    const struct rtg_steal_watch *periods)
 {
-    return periods_asked > 0 && n > 0 && periods_run >= periods_asked &&
-           missed == missed_in_steal && missed_in_steal * 10 <= periods_asked * n;
+    return periods_asked > 0 && periods->stretches > 0 && periods_run >= periods_asked &&
+           rtg_steal_watch_tolerable(periods);
 }

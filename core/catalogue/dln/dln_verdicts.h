@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/steal_watch.h"
+
 /* One task asked for, in the order asked, and what the OS answered
  * (rc 0: admitted, otherwise the refusal's errno). */
 struct rtg_dln_ask {
@@ -22,13 +24,11 @@ double rtg_dln_asked_util(const struct rtg_dln_ask *a, size_t n);
 bool rtg_dln_oversubscribed_refused(const struct rtg_dln_ask *a, size_t n, int cpus);
 /* A set below capacity (asked utilisation <= capacity) is admitted whole. */
 bool rtg_dln_below_admitted(const struct rtg_dln_ask *a, size_t n, double capacity);
-/* Each of the n admitted tasks got its runtime every period: the fewest
- * periods run is the periods asked of each, and no deadline was missed
- * (missed: of all tasks), except in periods during which the hypervisor
- * stole time (missed_in_steal of the missed): the machine's pause, not the
- * OS's fault. Those may be at most a tenth of the tasks' periods: a machine
- * paused more often than that cannot show a served set. */
-bool rtg_dln_run_ok(uint64_t periods_run, uint64_t periods_asked, uint64_t n, uint64_t missed,
-                    uint64_t missed_in_steal);
+/* Each admitted task got its runtime every period: the fewest periods run
+ * is the periods asked of each, and no deadline was missed except in
+ * periods the machine's pauses account for (periods: every task's, with
+ * their steal readings; rtg_steal_watch_tolerable). */
+bool rtg_dln_run_ok(uint64_t periods_run, uint64_t periods_asked,
+                    const struct rtg_steal_watch *periods);
 
 #endif

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import dln_tmo_smp
+import pairing
 from pairing import (
     PROBE,
     ROOT,
@@ -324,7 +325,16 @@ def main() -> int:
         help="run only the pairs whose name matches; their "
         "sections of --out are replaced, the rest kept",
     )
+    ap.add_argument(
+        "--probe-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="pass ARG to every probe run of a pair (e.g. --probe-arg=--no-explain); "
+        "the sections are named with it",
+    )
     a = ap.parse_args()
+    pairing.PROBE_ARGS[:] = a.probe_arg
     if not PROBE.exists():
         print(f"bench: {PROBE} is not built (make probe)", file=sys.stderr)
         return 2

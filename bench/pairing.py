@@ -117,8 +117,20 @@ def probe_ids() -> set[str]:
     return {json.loads(line)["id"] for line in out.splitlines()}
 
 
+# Extra probe arguments for every pair (bench.py --probe-arg, e.g.
+# --no-explain to measure without the flight recorder); a section run
+# with them is named apart, so both stand side by side in RESULTS.md.
+PROBE_ARGS: list[str] = []
+
+
+def section_name(pair: Pair) -> str:
+    return f"{pair.name} (probe {' '.join(PROBE_ARGS)})" if PROBE_ARGS else pair.name
+
+
 def ours(pair: Pair, secs: int) -> Figures:
-    out = sh([str(PROBE), "--tests", pair.test, "--prio", "95", *pair.probe_opts(secs)])
+    out = sh(
+        [str(PROBE), "--tests", pair.test, "--prio", "95", *pair.probe_opts(secs), *PROBE_ARGS]
+    )
     for line in out.splitlines():
         r = json.loads(line)
         if r.get("id") == pair.test:
@@ -141,7 +153,7 @@ def fmt(x: float) -> str:
 
 def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
     if not shutil.which(pair.peer(secs)[0]):
-        return [f"### {pair.name}\n", f"skipped: {pair.peer(secs)[0]} is not installed\n"]
+        return [f"### {section_name(pair)}\n", f"skipped: {pair.peer(secs)[0]} is not installed\n"]
     runs: dict[str, list[Figures]] = {"peer": [], "rtgauge": []}
     for _ in range(repeats):  # A B A B
         with Background(pair.peer_load):
@@ -153,7 +165,7 @@ def bench_pair(pair: Pair, secs: int, repeats: int) -> list[str]:
             runs["rtgauge"].append(ours(pair, secs))
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        f"### {pair.name}\n",
+        f"### {section_name(pair)}\n",
         f"{pair.difference}\n",
         f"Run {when}: {secs} s per run, {repeats} runs each, interleaved.\n",
         "| run | min µs | avg µs | max µs | p99 µs |",

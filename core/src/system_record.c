@@ -4,6 +4,7 @@
  * Every fact the port cannot read is null: never a guess. Portable C. */
 #include "rtg_private/system_record.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -356,14 +357,40 @@ static void emit_warnings(struct rtg_json *j, const struct rtg_privileges *p, bo
     rtg_json_arr_end(j);
 }
 
+/* The civil calendar from days since 1970-01-01 (proleptic Gregorian, in
+ * eras of 400 years: H. Hinnant's civil_from_days). In place of gmtime and
+ * strftime, whose time zone and locale code is some 8 KiB of a static
+ * probe for this one string. */
+bool rtg_utc_format(int64_t t, char *out, size_t n)
+{
+    int64_t days = t / 86400, secs = t % 86400;
+    if (secs < 0) {
+        secs += 86400;
+        days--;
+    }
+    int64_t z = days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;                                     /* [0, 146096] */
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);              /* [0, 365] */
+    int64_t mp = (5 * doy + 2) / 153;                                   /* March first */
+    int day = (int)(doy - (153 * mp + 2) / 5 + 1);
+    int month = (int)(mp < 10 ? mp + 3 : mp - 9);
+    int64_t year = yoe + era * 400 + (month <= 2);
+    if (year - 1900 < INT_MIN || year - 1900 > INT_MAX) /* gmtime's EOVERFLOW */
+        return false;
+    int w = snprintf(out, n, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)year, month, day,
+                     (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+    return w > 0 && (size_t)w < n;
+}
+
 void rtg_system_record_write(struct rtg_json *j, int argc, char **argv,
                              const struct rtg_config *cfg, const struct rtg_privileges *p,
                              const struct rtg_sys_facts *f)
 {
     char started[64];
     time_t now = time(NULL); /* (time_t)-1 on a board without a clock of the day */
-    const struct tm *tm = now == (time_t)-1 ? NULL : gmtime(&now); /* single-threaded here */
-    if (!tm || !strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", tm))
+    if (now == (time_t)-1 || !rtg_utc_format((int64_t)now, started, sizeof started))
         started[0] = '\0';
     rtg_json_obj_begin(j);
     rtg_json_kstr(j, "record", "system");

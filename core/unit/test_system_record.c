@@ -2,7 +2,9 @@
  * null (or "unknown" for the strings every record has), named facts land
  * in their group, nested as their paths say, and a fact the record cannot
  * show is counted in a warning, never lost silently. */
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "rtg/json.h"
 #include "rtg/osal_sys.h"
@@ -104,5 +106,35 @@ int main(void)
     CHECK_EQ_U(x->dropped, 1);
     rtg_sys_extra_free(x);
     rtg_json_free(&j);
+
+    /* The run's start in UTC, as gmtime and strftime write it: the epoch,
+     * leap days, the ends of months and years, before 1970 and far on. */
+    char utc[32];
+    CHECK(rtg_utc_format(0, utc, sizeof utc));
+    CHECK_STR(utc, "1970-01-01T00:00:00Z");
+    CHECK(rtg_utc_format(1795383156, utc, sizeof utc));
+    CHECK_STR(utc, "2026-11-22T21:32:36Z");
+    CHECK(rtg_utc_format(951782400, utc, sizeof utc)); /* a leap day of a year /400 */
+    CHECK_STR(utc, "2000-02-29T00:00:00Z");
+    CHECK(rtg_utc_format(-1, utc, sizeof utc));
+    CHECK_STR(utc, "1969-12-31T23:59:59Z");
+    CHECK(!rtg_utc_format(0, utc, 20)); /* no room for the terminating zero */
+    CHECK(!rtg_utc_format(INT64_MAX, utc, sizeof utc)); /* a year beyond an int */
+    /* From 1670 to 2570, 109 days, an hour and a second apart: some 3,000
+     * dates in every month, hour and season of leap years and centuries. */
+    for (int64_t t = -86400LL * 365 * 300; t < 86400LL * 365 * 600; t += 86400LL * 109 + 3601) {
+        time_t tt = (time_t)t;
+        if ((int64_t)tt != t)
+            continue; /* a 32-bit time_t */
+        char want[32];
+        const struct tm *tm = gmtime(&tt);
+        if (!tm || !strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", tm))
+            continue;
+        CHECK(rtg_utc_format(t, utc, sizeof utc));
+        if (strcmp(utc, want) != 0) {
+            CHECK_STR(utc, want);
+            break;
+        }
+    }
     return unit_report("test_system_record");
 }

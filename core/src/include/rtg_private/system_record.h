@@ -4,6 +4,8 @@
 #ifndef RTG_SYSTEM_RECORD_H
 #define RTG_SYSTEM_RECORD_H
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "rtg/json.h"
 #include "rtg/osal_sys.h"
@@ -23,5 +25,9 @@ void rtg_system_record_write(struct rtg_json *j, int argc, char **argv,
  * end (rtg_sys_end_facts) under "audit"; a fact of any other group is left
  * out. */
 void rtg_end_facts_write(struct rtg_json *j, const struct rtg_sys_extra *x);
+/* Writes t (seconds since 1970-01-01 UTC) into out as "%Y-%m-%dT%H:%M:%SZ"
+ * of gmtime: "2026-11-22T21:32:36Z". False (out undefined) when the year
+ * does not fit a struct tm or out is too small. */
+bool rtg_utc_format(int64_t t, char *out, size_t n);
 
 #endif

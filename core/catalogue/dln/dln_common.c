@@ -1,10 +1,19 @@
 /* Helpers of the DLN tests (dln_common.h). A task's activation k falls at
- * t_set + k * period, t_set read just before sched_setattr: the kernel
- * sets the first deadline inside that call, so the latency includes the
- * call's entry (worst case first). After a skipped period the kernel
- * starts a new grid at its replenishment, an instant we cannot read: ours
- * is re-anchored at the late wake-up for the deadline checks, and the
- * later activations are counted (untimed), not timed against a guess. */
+ * t_set + k * period, t_set read by rtg_deadline_set_self just before the
+ * sched_setattr call itself (after its affinity call, which is not the
+ * period's). The kernel starts its first period inside that call (its
+ * run-queue clock, read there, + the relative deadline) and arms every
+ * activation on that grid, so ours starts no later than the kernel's and
+ * the call's entry is counted, worst case first: traced, the kernel's
+ * activations lie about 3 us after ours on a 2-CPU VM
+ * (bench/dln_grid_origin.py). The kernel keeps that grid on its scheduler
+ * clock, which NTP does not slew and no test reads without tracing: there
+ * it gained 0.06 ppm on CLOCK_MONOTONIC, so past about 50 s of run the
+ * later activations are timed from up to that rate x the time run after
+ * the kernel's. After a skipped period the kernel starts a new grid at
+ * its replenishment, an instant we cannot read: ours is re-anchored at
+ * the late wake-up for the deadline checks, and the later activations are
+ * counted (untimed), not timed against a guess. */
 #include "dln_common.h"
 
 #include <errno.h>
@@ -13,9 +22,9 @@
 #include "common/catalogue.h"
 #include "rtg/osal_deadline.h"
 
-/* Widens the thread's affinity before t_set is read: the migration that
- * may follow is not part of the first period. rtg_deadline_set_self
- * widens it again (then a no-op). */
+/* Widens the thread's affinity before the deadline request: the migration
+ * that may follow is not part of the first period. rtg_deadline_set_self
+ * widens it again (then a no-op, before it reads t_set). */
 static void widen_first(void)
 {
     int cpus[256];
@@ -32,8 +41,8 @@ static void *task_main(void *arg)
 {
     struct dln_task *k = arg;
     widen_first();
-    uint64_t t_set = rtg_mono_ns();
-    k->rc = rtg_deadline_set_self(&k->p);
+    uint64_t t_set = 0;
+    k->rc = rtg_deadline_set_self(&k->p, &t_set);
     rtg_sem_post(k->answered);
     if (k->rc)
         return NULL;

@@ -18,8 +18,11 @@ struct rtg_deadline_params {
 
 /* The calling thread becomes a deadline task. Linux admits a deadline task
  * only when its affinity spans its root domain: the call first widens the
- * thread's affinity to every CPU the process may use. */
-int rtg_deadline_set_self(const struct rtg_deadline_params *p);
+ * thread's affinity to every CPU the process may use. called_ns, when not
+ * NULL, receives CLOCK_MONOTONIC read just before the request that makes
+ * the thread a deadline task (after the widening): the kernel starts the
+ * first period inside that request, never before this instant. */
+int rtg_deadline_set_self(const struct rtg_deadline_params *p, uint64_t *called_ns);
 /* Back to SCHED_OTHER (releases the reserved bandwidth). */
 int rtg_deadline_clear_self(void);
 /* Gives up the rest of this period's runtime: returns at the next period. */

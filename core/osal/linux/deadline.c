@@ -63,7 +63,7 @@ static int widen_affinity(void)
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
-int rtg_deadline_set_self(const struct rtg_deadline_params *p)
+int rtg_deadline_set_self(const struct rtg_deadline_params *p, uint64_t *called_ns)
 {
     int rc = widen_affinity();
     if (rc)
@@ -73,6 +73,8 @@ int rtg_deadline_set_self(const struct rtg_deadline_params *p)
                                .sched_runtime = p->runtime_ns,
                                .sched_deadline = p->deadline_ns,
                                .sched_period = p->period_ns};
+    if (called_ns) /* after the widening: its system call is not the period's */
+        *called_ns = rtg_mono_ns();
     return setattr_self(&a);
 }
 

@@ -5,9 +5,9 @@
 
 #include "rtg/osal_deadline.h"
 
-int rtg_deadline_set_self(const struct rtg_deadline_params *p)
+int rtg_deadline_set_self(const struct rtg_deadline_params *p, uint64_t *called_ns)
 {
-    (void)p;
+    (void)p, (void)called_ns;
     return ENOTSUP;
 }
 int rtg_deadline_clear_self(void) { return ENOTSUP; }

@@ -41,7 +41,7 @@ BASELINE = "e8fd55d"  # the last commit before the lean probe
 BEGIN = "<!-- probe-footprint: begin (bench/probe_footprint.py) -->"
 END = "<!-- probe-footprint: end -->"
 BUILDS = ("build", "build-static", "build-musl")
-# The memory load of TMR-P-LOAD maps memory_mib (64) MiB per load process:
+# The memory load of TMR-P-LOAD maps memory_mib (32 by default) MiB per load process:
 # the load, not the probe. Run once more with 1 MiB to see the probe apart.
 SMALL_LOAD = ("--opt", "TMR-P-LOAD.memory_mib=1")
 
@@ -201,7 +201,7 @@ def section(before: Tree | None, after: Tree, cyclic: list[int], quick: bool, se
     lines += [
         "",
         "TMR-P-LOAD's figure is its memory load: one process per CPU maps `memory_mib` "
-        "(64) MiB and touches every page, the load the test measures under (the built-in "
+        "(32 by default; 64 before) MiB and touches every page, the load the test measures under (the built-in "
         "counterpart of stress-ng --vm), not the probe's own memory; the first "
         "table's third row runs TMR-P-LOAD with `--opt TMR-P-LOAD.memory_mib=1` to show "
         "the probe without that buffer. The static sizes are the files as `make "

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,11 @@ class QemuOptions:
     append: str = ""
     boot_timeout_s: float = 120.0  # until the probe starts
     idle_timeout_s: float = 120.0  # silence allowed while the probe runs
+    # A kernel prints on the console within a second or two of starting
+    # (under TCG too); a KVM guest whose console stays empty this long is
+    # one this host's KVM cannot run, and TCG is tried without waiting for
+    # boot_timeout_s.
+    kvm_console_s: float = 20.0
     busybox: Path = Path("/bin/busybox")
 
 
@@ -91,11 +97,29 @@ def _tail(console: Path) -> list[str]:
     return [line.strip() for line in lines[-8:] if line.strip()]
 
 
+def _console_empty(console: Path) -> bool:
+    try:
+        return console.stat().st_size == 0
+    except OSError:
+        return True
+
+
 def _boot(cmd: list[str], opts: QemuOptions, console: Path, result: GuestRun) -> Iterator[str]:
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
     )
     started = False
+    silent_console = False
+
+    def stop_if_silent() -> None:
+        nonlocal silent_console
+        if proc.poll() is None and _console_empty(console):
+            silent_console = True
+            proc.kill()
+
+    watch = threading.Timer(opts.kvm_console_s, stop_if_silent)
+    if result.accel == "kvm":
+        watch.start()
     try:
         for body in framed_bodies(proc, opts.boot_timeout_s, opts.idle_timeout_s):
             if body == "BEGIN":
@@ -108,10 +132,16 @@ def _boot(cmd: list[str], opts: QemuOptions, console: Path, result: GuestRun) ->
         what = "the probe to start" if not started else "the guest (no output)"
         result.error = f"guest stopped answering: waited {silent.waited_s:.0f} s for {what}"
     finally:
+        watch.cancel()
         if proc.poll() is None:
             proc.kill()
         proc.wait(timeout=10)
         result.console_tail = _tail(console)
+        if silent_console and not started:
+            result.error = (
+                f"the kernel printed nothing in {opts.kvm_console_s:.0f} s under KVM: "
+                "this host's KVM cannot run it"
+            )
         err = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
         if result.exit_code is None and result.error is None:
             panic = [x for x in result.console_tail if "Kernel panic" in x]

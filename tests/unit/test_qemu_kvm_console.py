@@ -1,0 +1,53 @@
+"""A guest that this host's KVM cannot run prints nothing on its console:
+the qemu target gives KVM up after kvm_console_s, not after the whole boot
+timeout, and says why; a guest that prints is left to the boot timeout."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from rtgauge.targets.qemu import GuestRun, QemuOptions, _boot
+
+
+def _fake_qemu(tmp: Path) -> list[str]:
+    """A stand-in for qemu that says nothing on its framed port. What its
+    console holds is written by the test before the boot, so no race with
+    the console rule decides the outcome."""
+    script = tmp / "fake-qemu"
+    script.write_text("#!/bin/sh\nexec sleep 60\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return [str(script)]
+
+
+def _opts(tmp: Path, boot_s: float) -> QemuOptions:
+    return QemuOptions(kernel=tmp / "k", probe=tmp / "p", boot_timeout_s=boot_s, kvm_console_s=0.5)
+
+
+def test_a_silent_kvm_console_gives_kvm_up(tmp_path: Path) -> None:
+    console = tmp_path / "console.log"
+    console.write_text("")
+    result = GuestRun(accel="kvm")
+    # The boot timeout is far away: only the console rule can end this.
+    out = list(_boot(_fake_qemu(tmp_path), _opts(tmp_path, 50), console, result))
+    assert out == []
+    assert result.error is not None and "printed nothing" in result.error
+    assert "under KVM" in result.error
+
+
+def test_a_console_that_speaks_waits_for_the_boot_timeout(tmp_path: Path) -> None:
+    console = tmp_path / "console.log"
+    console.write_text("Linux version 6.1.0\n")
+    result = GuestRun(accel="kvm")
+    out = list(_boot(_fake_qemu(tmp_path), _opts(tmp_path, 2), console, result))
+    assert out == []
+    assert result.error == "guest stopped answering: waited 2 s for the probe to start"
+
+
+def test_tcg_is_never_given_up_for_a_quiet_console(tmp_path: Path) -> None:
+    console = tmp_path / "console.log"
+    console.write_text("")
+    result = GuestRun(accel="tcg")
+    out = list(_boot(_fake_qemu(tmp_path), _opts(tmp_path, 2), console, result))
+    assert out == []
+    assert result.error == "guest stopped answering: waited 2 s for the probe to start"

@@ -24,30 +24,28 @@ def _opts(tmp: Path, boot_s: float) -> QemuOptions:
     return QemuOptions(kernel=tmp / "k", probe=tmp / "p", boot_timeout_s=boot_s, kvm_console_s=0.5)
 
 
+def _boot_quiet_guest(tmp: Path, accel: str, console_text: str, boot_s: float) -> GuestRun:
+    """Boots the stand-in with the console already holding console_text;
+    nothing comes on the framed port."""
+    console = tmp / "console.log"
+    console.write_text(console_text)
+    result = GuestRun(accel=accel)
+    assert list(_boot(_fake_qemu(tmp), _opts(tmp, boot_s), console, result)) == []
+    return result
+
+
 def test_a_silent_kvm_console_gives_kvm_up(tmp_path: Path) -> None:
-    console = tmp_path / "console.log"
-    console.write_text("")
-    result = GuestRun(accel="kvm")
     # The boot timeout is far away: only the console rule can end this.
-    out = list(_boot(_fake_qemu(tmp_path), _opts(tmp_path, 50), console, result))
-    assert out == []
+    result = _boot_quiet_guest(tmp_path, "kvm", "", 50)
     assert result.error is not None and "printed nothing" in result.error
     assert "under KVM" in result.error
 
 
 def test_a_console_that_speaks_waits_for_the_boot_timeout(tmp_path: Path) -> None:
-    console = tmp_path / "console.log"
-    console.write_text("Linux version 6.1.0\n")
-    result = GuestRun(accel="kvm")
-    out = list(_boot(_fake_qemu(tmp_path), _opts(tmp_path, 2), console, result))
-    assert out == []
+    result = _boot_quiet_guest(tmp_path, "kvm", "Linux version 6.1.0\n", 2)
     assert result.error == "guest stopped answering: waited 2 s for the probe to start"
 
 
 def test_tcg_is_never_given_up_for_a_quiet_console(tmp_path: Path) -> None:
-    console = tmp_path / "console.log"
-    console.write_text("")
-    result = GuestRun(accel="tcg")
-    out = list(_boot(_fake_qemu(tmp_path), _opts(tmp_path, 2), console, result))
-    assert out == []
+    result = _boot_quiet_guest(tmp_path, "tcg", "", 2)
     assert result.error == "guest stopped answering: waited 2 s for the probe to start"

@@ -17,6 +17,12 @@ from pathlib import Path
 # messages that reach the same port can never be mistaken for a record.
 FRAME = "@RTG@ "
 
+# Frames each line and passes it on at once. Not sed: busybox's sed reads
+# the next line before it prints one (for its `$` address), so the newest
+# record stayed in the guest until the probe wrote another, and was lost
+# when the guest stopped answering after it.
+FRAMER = f"awk '{{ print \"{FRAME}\" $0; fflush() }}'"
+
 INIT_SCRIPT = f"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -32,7 +38,7 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 set --
 while IFS= read -r a; do set -- "$@" "$a"; done < /rtgauge.args
 echo "{FRAME}BEGIN" > /dev/ttyS1
-{{ /rtgauge-probe "$@"; echo $? > /tmp/rc; }} | sed 's/^/{FRAME}/' > /dev/ttyS1
+{{ /rtgauge-probe "$@"; echo $? > /tmp/rc; }} | {FRAMER} > /dev/ttyS1
 echo "{FRAME}EXIT $(cat /tmp/rc)" > /dev/ttyS1
 poweroff -f
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from rtgauge.targets.qemu import GuestRun, QemuOptions, _boot
+from rtgauge.targets.qemu import GuestRun, QemuOptions, _boot, _command
 
 
 def _fake_qemu(tmp: Path) -> list[str]:
@@ -49,3 +49,14 @@ def test_a_console_that_speaks_waits_for_the_boot_timeout(tmp_path: Path) -> Non
 def test_tcg_is_never_given_up_for_a_quiet_console(tmp_path: Path) -> None:
     result = _boot_quiet_guest(tmp_path, "tcg", "", 2)
     assert result.error == "guest stopped answering: waited 2 s for the probe to start"
+
+
+def test_tcg_runs_the_vcpus_on_one_thread_and_kvm_as_is(tmp_path: Path) -> None:
+    # One thread for all vCPUs under TCG: the multi-threaded default hung
+    # guests that patch kernel text (docs/lab.md, "Linux guests under QEMU").
+    opts = _opts(tmp_path, 1)
+    tcg = _command("qemu", opts, "tcg", tmp_path / "i", tmp_path / "c")
+    kvm = _command("qemu", opts, "kvm", tmp_path / "i", tmp_path / "c")
+    assert tcg[tcg.index("-accel") + 1] == "tcg,thread=single"
+    assert kvm[kvm.index("-accel") + 1] == "kvm" and "host" in kvm
+    assert tcg[tcg.index("-smp") + 1] == str(opts.cpus)

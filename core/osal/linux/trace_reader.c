@@ -189,6 +189,24 @@ static void keep(struct rtg_trace *t, struct rtg_trace_window *w)
     r->n_windows++;
 }
 
+bool rtg_tr_window_complete(uint64_t on_since_ns, uint64_t release_ns, bool reaches_back,
+                            const struct rtg_tev *ev, size_t n, uint64_t *start_ns)
+{
+    if (!reaches_back)
+        return false;
+    if (on_since_ns <= *start_ns)
+        return true;
+    if (on_since_ns > release_ns)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].kind == RTG_TEV_SWITCH && ev[i].t_ns >= (int64_t)on_since_ns &&
+            ev[i].t_ns <= (int64_t)release_ns) {
+            *start_ns = on_since_ns; /* nothing was recorded before */
+            return true;
+        }
+    return false;
+}
+
 static void read_window(struct rtg_trace *t, const struct job *job)
 {
     const struct slot *s = &t->slots[job->slot];
@@ -235,10 +253,9 @@ static void read_window(struct rtg_trace *t, const struct job *job)
         w.events[k++] = g.ring[(g.head + i) % cap];
     w.n_events = k;
     w.start_ns = g.capped && g.n ? (uint64_t)g.ring[g.head].t_ns : g.start;
-    /* Complete: recording began before the window, and the buffer kept
-     * everything since (or at least reaches back past the window's start). */
     bool reaches_back = lost == 0 || (g.first_ts >= 0 && (uint64_t)g.first_ts <= w.start_ns);
-    w.complete = s->on_since_ns <= w.start_ns && reaches_back;
+    w.complete = rtg_tr_window_complete(s->on_since_ns, job->release_ns, reaches_back, w.events,
+                                        w.n_events, &w.start_ns);
     const struct steal_reading *before =
         t->steal_last.at_ns && t->steal_last.at_ns <= w.start_ns ? &t->steal_last
                                                                  : &t->steal_prev;

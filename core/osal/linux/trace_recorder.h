@@ -90,4 +90,14 @@ int rtg_tr_start_reader(struct rtg_trace *t);
 /* Function addresses into names, from /proc/kallsyms. */
 void rtg_tr_resolve_symbols(struct rtg_trace_result *r);
 
+/* Whether a window holds all that happened on its CPU from the release to
+ * the end. It must reach back to its start (nothing lost since, or the
+ * buffer's oldest event lies before it), and recording must have begun
+ * before its start: or, since another sample's freeze restarts recording
+ * where it happens, before the release with a switch on the CPU recorded
+ * in between. From that switch on, who ran and every handler entered are
+ * in the trace; *start_ns then moves to where recording began. */
+bool rtg_tr_window_complete(uint64_t on_since_ns, uint64_t release_ns, bool reaches_back,
+                            const struct rtg_tev *ev, size_t n, uint64_t *start_ns);
+
 #endif

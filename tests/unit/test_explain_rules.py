@@ -242,3 +242,32 @@ def test_a_work_item_is_its_kworker_s_task_context_not_a_handler() -> None:
     x = explain(window(evs, 228_000, preempt_model="none"))
     assert x.culprit_kind == NONPREEMPT
     assert "kworker/1:1/42 SCHED_OTHER (work vmstat_update)" in x.culprit
+
+
+def test_a_softirq_at_the_interrupt_s_exit_is_no_proof_the_task_kept_the_cpu() -> None:
+    # The timer softirq runs as the wake-up's interrupt leaves (irq_exit),
+    # still on the busy task's stack; then the trace is silent (the
+    # hypervisor) until the switch. The busy task never ran again: it must
+    # not be named as the kernel's non-preemptible code.
+    busy = (20761, 120, "python")
+    evs = [
+        sw(-100_000, PROBE, busy),
+        *timer_wakeup(13_000, 20761),
+        ev(17_500, "softirq_entry", 20761, num=1, name="TIMER"),
+        ev(19_000, "softirq_exit", 20761, num=1, name="TIMER"),
+        sw(60_000, busy, PROBE, state=0),
+    ]
+    x = explain(window(evs, 61_000, preempt_model="none"))
+    assert x.culprit_kind != NONPREEMPT, x.culprit
+    assert "20761" not in x.culprit, x.culprit
+    assert not [p for p in x.parts if p.kind == NONPREEMPT]
+    assert sum(p.ns for p in x.parts) == 61_000
+    # the control: a hardware interrupt that finds the task again is proof
+    late_tick = [
+        ev(40_000, "vec_entry", 20761, name="local_timer", num=236),
+        ev(41_000, "vec_exit", 20761, name="local_timer", num=236),
+    ]
+    held = explain(
+        window(sorted([*evs, *late_tick], key=lambda e: e.t), 61_000, preempt_model="none")
+    )
+    assert any(p.kind == NONPREEMPT for p in held.parts)

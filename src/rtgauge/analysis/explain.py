@@ -227,6 +227,7 @@ _ENTRY = {
     "ipi_entry": "ipi",
     "work_start": "work",
 }
+_HARD_ENTRY = ("irq_entry", "vec_entry", "ipi_entry")  # hardware interrupts arriving
 _EXIT = {
     "irq_exit": "irq",
     "vec_exit": "vec",
@@ -376,7 +377,10 @@ def explain(w: TraceWindow) -> Explanation:
 
     # lower-priority tasks an interrupt returned to after the wake-up, with
     # the thread waiting: proof they were in kernel code the kernel would not
-    # preempt (a return to user space would have switched at once)
+    # preempt (a return to user space would have switched at once). Only a
+    # hardware interrupt's arrival proves the task ran again: a softirq
+    # entered with no handler open is most often the tail of the interrupt
+    # just left (irq_exit), still on its way back, not a return to the task.
     held: set[int] = set()
     if wake_at is not None:
         st = _initial_stack(evs)
@@ -387,7 +391,7 @@ def explain(w: TraceWindow) -> Explanation:
                 break
             top_level = _in_task(st)
             now_cur = _apply(e, st, now_cur, w.tid)
-            entry = e.kind in _ENTRY and e.kind != "work_start"
+            entry = e.kind in _HARD_ENTRY
             if e.t > wake_at and entry and top_level and e.cur not in (-1, 0, w.tid):
                 arrived_on = e.cur
             elif e.kind in _EXIT and _in_task(st) and arrived_on is not None:

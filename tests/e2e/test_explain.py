@@ -180,10 +180,14 @@ def test_a_buffer_too_small_for_the_window_says_incomplete_and_blames_nobody() -
     xs = _explained(r)
     assert xs
     for x in xs:
-        assert not x.complete
-        assert x.culprit_kind is None
-        assert x.culprit.startswith("incomplete:")
-    assert any(x.lost_events > 0 for x in xs)
+        # A window whose recording restarted (another sample's freeze)
+        # after the 100 ms lookback began may hold all since, and be
+        # complete from there; one that lost events never is.
+        if x.lost_events or not x.complete:
+            assert not x.complete
+            assert x.culprit_kind is None
+            assert x.culprit.startswith("incomplete:")
+    assert any(x.lost_events > 0 and not x.complete for x in xs)
 
 
 def test_a_probe_killed_with_sigkill_leaves_instances_the_next_run_removes() -> None:

@@ -335,17 +335,14 @@ static void remove_scratch(void *path)
     remove_tree(path, 0);
 }
 
-static void start_janitor(char *path)
+static int make_scratch(void *path)
 {
-    size_t slot = 0;
-    while (slot < SCRATCH_MAX && scratch[slot].path[0])
-        slot++;
-    const struct rtg_px_janitor_job job = {.cleanup = remove_scratch, .state = path};
-    if (slot == SCRATCH_MAX || rtg_px_janitor_start(&scratch[slot].janitor, &job, false))
-        return; /* no janitor: a SIGKILL may leave the directory behind */
-    snprintf(scratch[slot].path, sizeof scratch[slot].path, "%s", path);
+    return mkdtemp(path) ? 0 : errno;
 }
 
+/* The janitor makes the directory itself, in its own session: a SIGKILL
+ * of the probe's group at any instant finds either no directory or one
+ * whose janitor survives it. */
 int rtg_scratch_create(char *path, size_t n)
 {
     const char *tmp = getenv("TMPDIR");
@@ -353,10 +350,17 @@ int rtg_scratch_create(char *path, size_t n)
         tmp = "/tmp";
     if ((size_t)snprintf(path, n, "%s/rtgauge-load.XXXXXX", tmp) >= n)
         return ENAMETOOLONG;
-    if (!mkdtemp(path))
-        return errno;
-    start_janitor(path);
-    return 0;
+    size_t slot = 0;
+    while (slot < SCRATCH_MAX && scratch[slot].path[0])
+        slot++;
+    const struct rtg_px_janitor_job job = {.cleanup = remove_scratch, .state = path,
+                                           .create = make_scratch, .reply_size = strlen(path) + 1};
+    if (slot < SCRATCH_MAX && !rtg_px_janitor_start(&scratch[slot].janitor, &job, false)) {
+        snprintf(scratch[slot].path, sizeof scratch[slot].path, "%s", path);
+        return 0;
+    }
+    /* no janitor: a SIGKILL may leave the directory behind */
+    return make_scratch(path);
 }
 
 static void remove_tree(const char *path, int depth)

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -12,12 +14,37 @@
 
 #define NOTE_MAX 64
 
-static void janitor(int rfd, const struct rtg_px_janitor_job *job)
+/* Reads or writes all of n bytes; false on an error or an early end. */
+static bool whole(int fd, void *buf, size_t n, bool writing)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t r = writing ? write(fd, p, n) : read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        p += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+static void janitor(int rfd, int reply_fd, const struct rtg_px_janitor_job *job)
 {
     setsid();
+    signal(SIGPIPE, SIG_IGN); /* a caller killed before the reply: still clean up */
     for (int fd = 0; fd < 1024; fd++)
-        if (fd != rfd)
+        if (fd != rfd && fd != reply_fd)
             close(fd);
+    if (job->create) {
+        int e = job->create(job->state);
+        if (whole(reply_fd, &e, sizeof e, true) && !e)
+            (void)whole(reply_fd, job->state, job->reply_size, true);
+        close(reply_fd);
+        if (e)
+            _exit(0); /* nothing was created */
+    }
     char note[NOTE_MAX];
     size_t size = job->note_size ? job->note_size : 1;
     for (;;) {
@@ -35,23 +62,33 @@ static void janitor(int rfd, const struct rtg_px_janitor_job *job)
 int rtg_px_janitor_start(struct rtg_px_janitor *j, const struct rtg_px_janitor_job *job,
                          bool detached)
 {
-    int fds[2];
+    int fds[2], rep[2] = {-1, -1};
     if (job->note_size > NOTE_MAX)
         return EINVAL;
     if (pipe2(fds, O_CLOEXEC))
         return errno;
+    if (job->create && pipe2(rep, O_CLOEXEC)) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return e;
+    }
     pid_t pid = fork();
     if (pid == 0) {
         if (!detached)
-            janitor(fds[0], job);
+            janitor(fds[0], rep[1], job);
         if (fork() == 0) /* the janitor, re-parented at once */
-            janitor(fds[0], job);
+            janitor(fds[0], rep[1], job);
         _exit(0);
     }
     int e = errno;
     close(fds[0]);
+    if (rep[1] >= 0)
+        close(rep[1]);
     if (pid < 0) {
         close(fds[1]);
+        if (rep[0] >= 0)
+            close(rep[0]);
         return e;
     }
     if (detached) {
@@ -59,6 +96,17 @@ int rtg_px_janitor_start(struct rtg_px_janitor *j, const struct rtg_px_janitor_j
         pid = 0;
     }
     *j = (struct rtg_px_janitor){.fd = fds[1], .owner = (long)getpid(), .pid = (long)pid};
+    if (job->create) { /* wait for the object, made in the janitor's session */
+        int made = EIO;
+        if (!whole(rep[0], &made, sizeof made, false) ||
+            (!made && !whole(rep[0], job->state, job->reply_size, false)))
+            made = made ? made : EIO;
+        close(rep[0]);
+        if (made) {
+            rtg_px_janitor_release(j, 1000);
+            return made;
+        }
+    }
     return 0;
 }
 

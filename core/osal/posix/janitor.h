@@ -18,6 +18,13 @@ struct rtg_px_janitor_job {
     void (*note)(void *state, const void *note); /* per note, as it arrives */
     void (*cleanup)(void *state);                /* at end of file, once */
     void *state;
+    /* Optional: creates the object in the janitor, once it is in its own
+     * session, so no kill of the caller's group can fall between the
+     * object's creation and its janitor. Returns 0 or an errno; on 0 the
+     * first reply_size bytes of the janitor's *state are copied back to
+     * the caller's *state before rtg_px_janitor_start returns. */
+    int (*create)(void *state);
+    size_t reply_size;
 };
 
 struct rtg_px_janitor {
@@ -29,7 +36,8 @@ struct rtg_px_janitor {
 /* Starts a janitor for job. detached: re-parented at once (it leaves no
  * child to reap); otherwise the caller's child, reaped by
  * rtg_px_janitor_release. Returns 0 or an errno (then nothing runs: a
- * SIGKILL of the caller may leave its objects behind). */
+ * SIGKILL of the caller may leave its objects behind; with job->create,
+ * nothing was created). */
 int rtg_px_janitor_start(struct rtg_px_janitor *j, const struct rtg_px_janitor_job *job,
                          bool detached);
 /* Sends a note of job->note_size bytes (at most PIPE_BUF: written whole). */

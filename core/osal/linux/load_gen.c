@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "../posix/janitor.h"
 #include "load_internal.h"
 
 static void add(volatile uint64_t *ctr, uint64_t n)
@@ -159,20 +160,6 @@ static void load_proc(volatile uint64_t *ctr)
     }
 }
 
-static bool io_all(int fd, char *b, size_t n, bool wr)
-{
-    while (n) {
-        ssize_t r = wr ? write(fd, b, n) : read(fd, b, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        b += r;
-        n -= (size_t)r;
-    }
-    return true;
-}
-
 static void load_net(volatile uint64_t *ctr)
 {
     for (;;) {
@@ -205,7 +192,7 @@ static void load_net(volatile uint64_t *ctr)
             int one = 1;
             setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             char b[64];
-            while (io_all(c, b, sizeof b, false) && io_all(c, b, sizeof b, true))
+            while (rtg_px_io_all(c, b, sizeof b, false) && rtg_px_io_all(c, b, sizeof b, true))
                 ;
             _exit(0);
         }
@@ -221,7 +208,7 @@ static void load_net(volatile uint64_t *ctr)
             setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             char b[64];
             memset(b, 1, sizeof b);
-            while (io_all(s, b, sizeof b, true) && io_all(s, b, sizeof b, false))
+            while (rtg_px_io_all(s, b, sizeof b, true) && rtg_px_io_all(s, b, sizeof b, false))
                 add(ctr, 1);
             close(s);
         }

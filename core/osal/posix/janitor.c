@@ -14,8 +14,7 @@
 
 #define NOTE_MAX 64
 
-/* Reads or writes all of n bytes; false on an error or an early end. */
-static bool whole(int fd, void *buf, size_t n, bool writing)
+bool rtg_px_io_all(int fd, void *buf, size_t n, bool writing)
 {
     char *p = buf;
     while (n > 0) {
@@ -39,8 +38,8 @@ static void janitor(int rfd, int reply_fd, const struct rtg_px_janitor_job *job)
             close(fd);
     if (job->create) {
         int e = job->create(job->state);
-        if (whole(reply_fd, &e, sizeof e, true) && !e)
-            (void)whole(reply_fd, job->state, job->reply_size, true);
+        if (rtg_px_io_all(reply_fd, &e, sizeof e, true) && !e)
+            (void)rtg_px_io_all(reply_fd, job->state, job->reply_size, true);
         close(reply_fd);
         if (e)
             _exit(0); /* nothing was created */
@@ -98,8 +97,8 @@ int rtg_px_janitor_start(struct rtg_px_janitor *j, const struct rtg_px_janitor_j
     *j = (struct rtg_px_janitor){.fd = fds[1], .owner = (long)getpid(), .pid = (long)pid};
     if (job->create) { /* wait for the object, made in the janitor's session */
         int made = EIO;
-        if (!whole(rep[0], &made, sizeof made, false) ||
-            (!made && !whole(rep[0], job->state, job->reply_size, false)))
+        if (!rtg_px_io_all(rep[0], &made, sizeof made, false) ||
+            (!made && !rtg_px_io_all(rep[0], job->state, job->reply_size, false)))
             made = made ? made : EIO;
         close(rep[0]);
         if (made) {

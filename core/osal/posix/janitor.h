@@ -47,5 +47,8 @@ void rtg_px_janitor_tell(const struct rtg_px_janitor *j, const void *note, size_
  * wait_ms (it ends as soon as the last holder, e.g. a load process, is
  * gone). */
 void rtg_px_janitor_release(struct rtg_px_janitor *j, int wait_ms);
+/* Reads or writes all of n bytes, again after EINTR; false on an error or
+ * an early end. */
+bool rtg_px_io_all(int fd, void *buf, size_t n, bool writing);
 
 #endif

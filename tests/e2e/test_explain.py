@@ -7,6 +7,7 @@ Bounded: every disturbance ends on its own and is killed on leaving."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -158,20 +159,28 @@ def test_softirq_load_on_the_cpu_is_a_part_by_name() -> None:
     assert any(p.label in ("softirq NET_RX", "softirq NET_TX") for p in parts), parts
 
 
-def test_a_lower_priority_busy_task_is_never_the_culprit() -> None:
+def _kept(r: ProbeRun, tmp_path: Path) -> str:
+    """The run's records, kept where a failure can be read again."""
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(rec) + "\n" for rec in r.records))
+    return f"(records in {path})"
+
+
+def test_a_lower_priority_busy_task_is_never_the_culprit(tmp_path: Path) -> None:
     with _untouched(), _process("while time.monotonic()<END: pass\n", 8) as busy:
         r = _tmr()
     xs = _explained(r)
     assert xs
     for x in xs:
-        assert str(busy.pid) not in x.culprit, x.culprit
+        assert str(busy.pid) not in x.culprit, (x.culprit, _kept(r, tmp_path))
         # A task may be named only when it could legally delay a SCHED_FIFO
         # thread (a kernel thread above it, say): never a SCHED_OTHER one.
         if x.culprit_kind == TASK:
-            assert "SCHED_OTHER" not in x.culprit, x.culprit
+            assert "SCHED_OTHER" not in x.culprit, (x.culprit, _kept(r, tmp_path))
     # it was seen, and not blamed
     seen = [p for x in xs for p in x.parts if str(busy.pid) in p.label]
-    assert all(p.kind in (NO_EVENT, SWITCH, NONPREEMPT) for p in seen), seen
+    wrong = [p for p in seen if p.kind not in (NO_EVENT, SWITCH, NONPREEMPT)]
+    assert not wrong, (wrong, _kept(r, tmp_path))
 
 
 def test_a_buffer_too_small_for_the_window_says_incomplete_and_blames_nobody() -> None:
@@ -218,8 +227,6 @@ def test_without_root_the_record_says_why() -> None:
         [*nobody, exe, "--tests", "TMR-P-LAT", "--quick", "--cpus", str(CPU)],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    import json
-
     rec: dict[str, Any] = next(
         r for r in map(json.loads, out.stdout.splitlines()) if r.get("record") == "test"
     )

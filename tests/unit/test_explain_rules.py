@@ -12,6 +12,7 @@ from rtgauge.analysis.explain import (
     TASK,
     UNACCOUNTED,
     WAKE_IRQ,
+    WAKER,
     TraceWindow,
     explain,
 )
@@ -262,12 +263,88 @@ def test_a_softirq_at_the_interrupt_s_exit_is_no_proof_the_task_kept_the_cpu() -
     assert "20761" not in x.culprit, x.culprit
     assert not [p for p in x.parts if p.kind == NONPREEMPT]
     assert sum(p.ns for p in x.parts) == 61_000
-    # the control: a hardware interrupt that finds the task again is proof
+    # the control: a hardware interrupt that finds the task again, and a
+    # switch from kernel code (preempted there), is proof
     late_tick = [
         ev(40_000, "vec_entry", 20761, name="local_timer", num=236),
         ev(41_000, "vec_exit", 20761, name="local_timer", num=236),
+        sw(60_000, busy, PROBE, state=256),
     ]
-    held = explain(
-        window(sorted([*evs, *late_tick], key=lambda e: e.t), 61_000, preempt_model="none")
-    )
+    held = explain(window(sorted([*evs[:-1], *late_tick], key=lambda e: e.t), 61_000))
     assert any(p.kind == NONPREEMPT for p in held.parts)
+
+
+def _exit_path_window(switch_state: int) -> TraceWindow:
+    """A recorded window (a busy Python loop, 2-CPU KVM guest): the
+    timer's interrupt wakes the thread and leaves at 24.3 µs; 13.8 µs of
+    silence; a virtio interrupt arrives on the loop, returns to it, and the
+    switch follows 2.8 µs later."""
+    busy = (9454, 120, "python")
+    evs = [
+        sw(-300_000, PROBE, busy),
+        ev(9_316, "vec_entry", 9454, name="local_timer", num=236),
+        ev(9_923, "timer_entry", 9454, name="hrtimer_wakeup"),
+        ev(10_437, "waking", 9454, num=1, **ME),
+        ev(11_404, "wakeup", 9454, num=1, **ME),
+        ev(11_577, "timer_exit", 9454),
+        ev(24_324, "vec_exit", 9454, name="local_timer", num=236),
+        ev(38_099, "irq_entry", 9454, name="virtio3-tx", num=42),
+        ev(47_030, "irq_exit", 9454, num=42),
+        sw(49_837, busy, PROBE, state=switch_state),
+    ]
+    return window(evs, 51_080, preempt_model="none", virtual_machine="KVM")
+
+
+def test_an_interrupt_on_a_task_s_way_back_to_user_space_is_no_proof_it_kept_the_cpu() -> None:
+    # Switched out plainly runnable (R, not R+): the loop left from its
+    # return to user space, where an interrupt held pending through the
+    # previous one's exit is delivered. The kernel never held it.
+    x = explain(_exit_path_window(switch_state=0))
+    assert x.culprit_kind != NONPREEMPT, x.culprit
+    assert "9454" not in x.culprit, x.culprit
+    named = [p for p in x.parts if "9454" in p.label]
+    assert named and all(p.kind == SWITCH for p in named), named
+    assert sum(p.ns for p in x.parts) == 51_080
+    # the control: preempted (R+), it left from kernel code: held
+    held = explain(_exit_path_window(switch_state=256))
+    assert held.culprit_kind == NONPREEMPT, held.culprit
+    assert "the kernel did not preempt python/9454 SCHED_OTHER" in held.culprit
+
+
+def test_a_task_an_interrupt_arrived_on_is_not_the_waker_and_its_wait_is_the_interrupt_s() -> None:
+    # An unrelated interrupt comes after the release, returns to the busy
+    # task, and the timer's interrupt that wakes the thread comes 48 µs
+    # later (the hypervisor). That wait is the interrupt's lateness: the
+    # busy task neither woke the thread nor held it back.
+    busy = (777, 120, "busy")
+    evs = [
+        sw(-500_000, PROBE, busy),
+        ev(10_000, "irq_entry", 777, name="virtio0", num=24),
+        ev(12_000, "irq_exit", 777, name="virtio0", num=24),
+        *timer_wakeup(60_000, 777),
+        sw(66_000, busy, PROBE, state=0),
+    ]
+    x = explain(window(evs, 67_000, virtual_machine="KVM"))
+    assert x.culprit_kind == NO_EVENT, x.culprit
+    assert int(x.culprit.split(" %")[0]) >= 85, x.culprit  # 58 of 67 µs
+    named = [p for p in x.parts if "777" in p.label]
+    assert named and all(p.kind == SWITCH for p in named), named
+    assert sum(p.ns for p in x.parts) == 67_000
+
+
+def test_a_task_that_wakes_the_thread_is_its_waker_control() -> None:
+    # The control: woken from task context (a post), the task current
+    # before the wake-up is the waker, part of the mechanism.
+    poster = (888, 120, "poster")
+    evs = [
+        sw(-500_000, PROBE, poster),
+        ev(10_000, "irq_entry", 888, name="virtio0", num=24),
+        ev(12_000, "irq_exit", 888, name="virtio0", num=24),
+        ev(30_000, "waking", 888, num=1, **ME),
+        ev(30_500, "wakeup", 888, num=1, **ME),
+        sw(35_000, poster, PROBE, state=0),
+    ]
+    x = explain(window(evs, 36_000))
+    waker = [p for p in x.parts if p.kind == WAKER]
+    assert [p.label for p in waker] == ["poster/888 SCHED_OTHER (the waker)"]
+    assert waker[0].ns == 18_000

@@ -353,6 +353,7 @@ def explain(w: TraceWindow) -> Explanation:
 
     # the handlers that hold the wake-up: every frame open just before it
     wake_keys: set[tuple[str, str, int]] = set()
+    by_handler = False  # the wake-up came from a handler, not a task
     tick_at: int | None = None  # a tick-driven sleep: the tick that ended it entered
     if wake_at is not None:
         st = _initial_stack(evs)
@@ -362,6 +363,11 @@ def explain(w: TraceWindow) -> Explanation:
             _apply(e, st, None, w.tid)
         path = _wake_path(st)
         wake_keys = {(f.kind, f.name, f.entered) for f in path}
+        if not _in_task(st):
+            # woken from a handler: the interrupt woke it, not the task it
+            # arrived on, and that task's time before it is the interrupt's
+            # lateness, not the waker's path
+            waker, by_handler = None, True
         if path and (path[0].kind, path[0].name) == ("vec", TICK_FRAME) and path[0].entered >= 0:
             tick_at = path[0].entered
     # the CPU's first reaction to the release: a handler entered, or the wake-up
@@ -398,6 +404,8 @@ def explain(w: TraceWindow) -> Explanation:
                 if e.cur == arrived_on:
                     held.add(e.cur)
                 arrived_on = None
+        if w.prio_scale == "linux":
+            held &= _left_from_kernel_code(evs, wake_at)
 
     segs: list[Segment] = []
     raw: list[Part] = []
@@ -412,7 +420,17 @@ def explain(w: TraceWindow) -> Explanation:
             segs.append(_context_segment(w, a, b, frames, who, tasks))
             continue
         ctx = _Context(
-            w, wake_at, switch_at, react_at, waker, wake_keys, tasks, my_prio, held, tick_at
+            w,
+            wake_at,
+            switch_at,
+            react_at,
+            waker,
+            wake_keys,
+            tasks,
+            my_prio,
+            held,
+            by_handler,
+            tick_at,
         )
         for part, (pa, pb) in _classify(ctx, a, b, frames, who):
             raw.append(part)
@@ -435,6 +453,15 @@ def explain(w: TraceWindow) -> Explanation:
         switch_at=switch_at,
         lost_events=w.lost_events,
     )
+
+
+def _left_from_kernel_code(evs: Sequence[TraceEvent], wake_at: int) -> set[int]:
+    """Tasks switched out after the wake-up preempted (`R+`) or asleep: they
+    left the CPU from kernel code. A plain `R` is a return to user space (or
+    a yield): an interrupt held pending through the previous one's exit
+    (the hypervisor) arrives on that path, on its way to the switch, and
+    proves no kernel code of the task's own."""
+    return {e.pid for e in evs if e.kind == "switch" and e.t > wake_at and e.state != 0}
 
 
 def _in_task(stack: list[_Frame]) -> bool:
@@ -508,6 +535,7 @@ class _Context:
     tasks: dict[int, _Task]
     my_prio: int | None
     held: set[int]  # lower-priority tasks proven to hold the CPU in kernel code
+    by_handler: bool = False  # the wake-up came from a handler: no task woke it
     tick_at: int | None = None  # the tick that ended a tick-driven sleep entered
 
 
@@ -572,6 +600,10 @@ def _classify(c: _Context, a: int, b: int, frames: list[_Frame], who: int | None
         part = _no_event(w, ns, f"{label} was current and no interrupt came")
     elif not woken and who == c.waker:
         part = Part(WAKER, f"{label} (the waker)", ns, "the wake-up's own path")
+    elif not woken and c.by_handler:
+        # a handler's wake-up: after another handler, the CPU still waits
+        # for the one that wakes the thread, whoever runs meanwhile
+        part = _no_event(w, ns, f"{label} was current and the wake-up's interrupt had not come")
     elif not woken:
         part = Part(TASK, label, ns, "ran before the wake-up", f"{label} (before the wake-up)")
     elif (

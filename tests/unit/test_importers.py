@@ -65,6 +65,21 @@ def test_cyclictest_json_keeps_counts_extremes_and_conditions() -> None:
     assert b.system["virtualization"]["hypervisor"] is None
 
 
+@pytest.mark.parametrize("when", ["Mon, 23 Nov 99999999999 16:22:46 +0000", "yesterday", 7])
+def test_a_start_time_datetime_cannot_hold_is_unknown_not_a_traceback(
+    when: object, tmp_path: Path
+) -> None:
+    raw = json.loads((DATA / "cyclictest-h200.json").read_text())
+    raw["start_time"] = when
+    f = tmp_path / "h.json"
+    f.write_text(json.dumps(raw))
+    b = import_file(f)
+    assert b.system.get("started_at") is None
+    assert (
+        metrics(b)["timer.wakeup.clock_nanosleep.thread0"]["count"] == raw["thread"]["0"]["cycles"]
+    )
+
+
 def test_cyclictest_json_without_histogram_has_no_percentiles() -> None:
     m = metrics(import_file(DATA / "cyclictest-nohist.json"))
     got = m["timer.wakeup.clock_nanosleep.thread0"]

@@ -36,7 +36,7 @@ def _num(v: Any, what: str, where: str) -> float:
 def _started(text: Any) -> str | None:
     try:
         return parsedate_to_datetime(str(text)).isoformat(timespec="seconds")
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # a year past datetime's 9999
         return None
 
 

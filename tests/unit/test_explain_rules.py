@@ -311,6 +311,14 @@ def test_an_interrupt_on_a_task_s_way_back_to_user_space_is_no_proof_it_kept_the
     assert "the kernel did not preempt python/9454 SCHED_OTHER" in held.culprit
 
 
+def _unrelated_irq(cur: int) -> list[TraceEvent]:
+    """A device interrupt 10 µs after the release that wakes nobody."""
+    return [
+        ev(10_000, "irq_entry", cur, name="virtio0", num=24),
+        ev(12_000, "irq_exit", cur, name="virtio0", num=24),
+    ]
+
+
 def test_a_task_an_interrupt_arrived_on_is_not_the_waker_and_its_wait_is_the_interrupt_s() -> None:
     # An unrelated interrupt comes after the release, returns to the busy
     # task, and the timer's interrupt that wakes the thread comes 48 µs
@@ -319,8 +327,7 @@ def test_a_task_an_interrupt_arrived_on_is_not_the_waker_and_its_wait_is_the_int
     busy = (777, 120, "busy")
     evs = [
         sw(-500_000, PROBE, busy),
-        ev(10_000, "irq_entry", 777, name="virtio0", num=24),
-        ev(12_000, "irq_exit", 777, name="virtio0", num=24),
+        *_unrelated_irq(777),
         *timer_wakeup(60_000, 777),
         sw(66_000, busy, PROBE, state=0),
     ]
@@ -338,8 +345,7 @@ def test_a_task_that_wakes_the_thread_is_its_waker_control() -> None:
     poster = (888, 120, "poster")
     evs = [
         sw(-500_000, PROBE, poster),
-        ev(10_000, "irq_entry", 888, name="virtio0", num=24),
-        ev(12_000, "irq_exit", 888, name="virtio0", num=24),
+        *_unrelated_irq(888),
         ev(30_000, "waking", 888, num=1, **ME),
         ev(30_500, "wakeup", 888, num=1, **ME),
         sw(35_000, poster, PROBE, state=0),

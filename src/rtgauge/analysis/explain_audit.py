@@ -2,7 +2,7 @@
 the explanation linked to the finding whose setting could have kept that
 part off the measured CPU (or short), when that finding warns or fails.
 
-A pure function of an explanation (analysis/explain.py) and the audit's
+A pure function of an explanation (analysis/explain/) and the audit's
 findings (rtgauge.audit). It never blames: it links only a part that is in
 the explanation, and only to a finding that says its setting is not as
 real-time work needs (status warn or fail); a passing finding says the
@@ -41,7 +41,10 @@ from rtgauge.analysis.explain import (
     VECTOR,
     Explanation,
     Part,
+    Subject,
 )
+from rtgauge.analysis.explain.parts import ROLE_TIMER_TASK
+from rtgauge.analysis.explain.rules import IDLE_BEYOND_EXIT
 from rtgauge.audit import Finding
 
 POINTED = ("warn", "fail")  # the statuses an explanation points to
@@ -99,13 +102,11 @@ TICK_CALLBACKS = (
     "tick_nohz_highres_handler",
     "tick_handle_periodic",
 )
-LOCAL_TIMERS = ("local_timer interrupt", "arch_timer", "riscv-timer")  # a CPU's own timer
-RTOS_TIMER_TASK = "Tmr Svc"  # FreeRTOS's timer service task (configTIMER_SERVICE_TASK_NAME)
-
-# A task's label as explain.py writes it: comm/pid, then its policy or its
-# RTOS priority (comm may hold slashes: kworker/1:2/88).
-_TASK = re.compile(r"^(?P<comm>.+?)/(?P<pid>\d+) (?:SCHED_|\(priority )")
-_IRQ = re.compile(r"^IRQ (?P<num>\d+)\b")
+# A CPU's own timer: as a vector (x86) or as an IRQ's action (Arm, RISC-V).
+LOCAL_TIMER_VECTORS = ("local_timer",)
+LOCAL_TIMER_IRQS = ("arch_timer", "riscv-timer")
+IPI_VECTORS = ("reschedule", "call_function", "call_function_single")
+# A threaded interrupt handler's task: irq/<number>-<name>.
 _IRQ_THREAD = re.compile(r"^irq/(?P<num>\d+)-")
 
 
@@ -121,6 +122,7 @@ class Bearing:
     def to_json(self) -> dict[str, Any]:
         return {
             "part": self.part.label,
+            "rule": self.part.rule,
             "share": round(self.share, 4),
             "finding": self.finding.id,
             "status": self.finding.status,
@@ -143,12 +145,12 @@ def bearing(
     if not pointed:
         return []
     out: list[Bearing] = []
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[object, ...]] = set()
     for p in sorted(x.parts, key=lambda p: -p.ns):
         if p.ns <= 0 or p.ns < min_share * x.sample_ns:
             continue
         for check_id, says in _links(p, pointed):
-            key = (p.kind, p.label, check_id)
+            key = (p.kind, p.rule, p.subject, p.via, check_id)
             if check_id not in pointed or key in seen:
                 continue
             seen.add(key)
@@ -160,27 +162,31 @@ Link = tuple[str, str]  # (finding id, what the line says)
 
 
 def _links(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
-    """The findings that may bear on one part, with the line's words."""
+    """The findings that may bear on one part, with the line's words: read
+    from the part's data (its kind, rule and subject), never its label."""
+    s = p.subject
     if p.kind == IDLE:
         yield _link("idle-states", "the CPU's exit from idle")
     elif p.kind == NO_EVENT:
         yield _link("hypervisor", "a hypervisor below may take such time unseen")
         yield _link("smi-count", "an SMI takes such time unseen")
-        if "idle" in p.label:
+        if p.rule == IDLE_BEYOND_EXIT:
             yield _link("idle-states", "the CPU was idle meanwhile")
     elif p.kind == TICK_WAIT:
         yield _link("rtos-tick-rate", "a sleep that ends on the next tick")
         yield from _rt_option(found, "HIGH_RES_TIMERS", "a sleep that ends on the next tick")
+    elif s is None:
+        return
     elif p.kind == IRQ:
-        yield from _irq(p, found)
+        yield from _irq(s, found)
     elif p.kind == VECTOR:
-        yield from _vector(p, found)
+        yield from _vector(s, found)
     elif p.kind == SOFTIRQ:
-        yield from _softirq(p, found)
+        yield from _softirq(s.name if not s.opened_before else "handler", found)
     elif p.kind == TIMER:
-        yield from _timer(p.label.removeprefix("timer "), found)
+        yield from _timer(s.name or ("handler" if s.opened_before else "callback"), found)
     elif p.kind in (TASK, NONPREEMPT):
-        yield from _task(p, found)
+        yield from _task(p.kind, s, found)
 
 
 def _link(check_id: str, what: str) -> Link:
@@ -198,13 +204,11 @@ def _rt_option(found: dict[str, Finding], option: str, what: str) -> Iterator[Li
         yield "kernel-rt-options", f"{what}; {RT_OPTION_KEPT_OFF[option]}"
 
 
-def _irq(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
-    m = _IRQ.match(p.label)
-    name = p.label.removeprefix("IRQ ").split(" ", 1)[-1] if m else p.label
-    if name in LOCAL_TIMERS:
+def _irq(s: Subject, found: dict[str, Finding]) -> Iterator[Link]:
+    if s.name in LOCAL_TIMER_IRQS:
         yield from _local_timer(found)
         return
-    num = m.group("num") if m else None
+    num = str(s.num) if s.num >= 0 else None
     yield from _device_irq(num, found, "device interrupt")
     yield from _rt_option(
         found, "threaded interrupts", f"IRQ {num}'s handler" if num else "a handler"
@@ -250,19 +254,14 @@ def _local_timer(found: dict[str, Finding]) -> Iterator[Link]:
     yield _link("timer-migration", "the CPU's timer interrupt")
 
 
-def _vector(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
-    if p.label in LOCAL_TIMERS:
+def _vector(s: Subject, found: dict[str, Finding]) -> Iterator[Link]:
+    if s.what == "vec" and s.name in LOCAL_TIMER_VECTORS:
         yield from _local_timer(found)
-    elif p.label.startswith("IPI ") or p.label in (
-        "reschedule interrupt",
-        "call_function interrupt",
-        "call_function_single interrupt",
-    ):
+    elif s.what == "ipi" or s.name in IPI_VECTORS:
         yield _link("cpu-isolation", "an inter-processor interrupt, for work on or toward this CPU")
 
 
-def _softirq(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
-    name = p.label.removeprefix("softirq ")
+def _softirq(name: str, found: dict[str, Finding]) -> Iterator[Link]:
     if name in DEVICE_SOFTIRQS:
         yield _link(
             "irq-affinity",
@@ -290,10 +289,9 @@ def _timer(name: str, found: dict[str, Finding]) -> Iterator[Link]:
         yield _link("cpu-isolation", what)
 
 
-def _task(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
-    m = _TASK.match(p.label)
-    comm = m.group("comm") if m else ""
-    if p.kind == NONPREEMPT:
+def _task(kind: str, s: Subject, found: dict[str, Finding]) -> Iterator[Link]:
+    comm = s.comm
+    if kind == NONPREEMPT:
         yield _link(
             "preempt-model", f"{comm or 'a task'}'s kernel code, which the kernel did not preempt"
         )
@@ -310,8 +308,8 @@ def _task(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
             f"{comm}, the CPU's stopper thread, which the soft-lockup watchdog runs every few "
             "seconds (task migration uses it too)",
         )
-    elif m2 := _IRQ_THREAD.match(comm):  # follows its IRQ's affinity, not the isolation
-        yield from _device_irq(m2.group("num"), found, "threaded interrupt handler")
+    elif m := _IRQ_THREAD.match(comm):  # follows its IRQ's affinity, not the isolation
+        yield from _device_irq(m.group("num"), found, "threaded interrupt handler")
         return
     elif comm.startswith("ksoftirqd/"):
         yield _link("irq-affinity", f"{comm}, softirqs mostly raised by device interrupts here")
@@ -321,7 +319,7 @@ def _task(p: Part, found: dict[str, Finding]) -> Iterator[Link]:
         yield from _rt_option(found, "RCU_NOCB_CPU", f"{comm}, RCU callbacks")
     elif comm == "khugepaged":
         yield _link("thp", "khugepaged, collapsing pages into huge pages")
-    elif comm == RTOS_TIMER_TASK:
+    elif s.role == ROLE_TIMER_TASK:
         yield _link("rtos-timer-task", f"{comm}, the timer service task")
     who = comm or "a task"
     yield _link("cpu-isolation", f"{who}, another task on the measured CPU")

@@ -1,7 +1,7 @@
 """The report's "Why the worst case" sections: per explained test, each kept
 sample with its culprit line, its parts and the timeline picture; a short
 table of the culprits near the top; the culprits side by side in a
-comparison. What the explanation says is decided in analysis/explain.py;
+comparison. What the explanation says is decided in analysis/explain/;
 which audit findings bear on it, in analysis/explain_audit.py."""
 
 from __future__ import annotations

@@ -1,18 +1,17 @@
-"""A stored run as the host reads it: the typed views of its records, what
-its figures may be used for and the audit of its system, worked out once per
-bundle.
+"""A stored run as the host reads it: the typed views of its records and
+what its figures may be used for, worked out once per bundle.
 
-Every analysis and every report takes a Run, so a report that rates, judges a
-deadline, warns and compares reads each record once, decides the conditions
-once (rtgauge.conditions) and audits the system once (rtgauge.audit, with the
-default latency budget), however many sections use them.
+Every analysis takes a Run, so a report that rates, judges a deadline, warns
+and compares reads each record once and decides the conditions once
+(rtgauge.conditions), however many sections use them. What is judged against
+choices (the audit at a latency budget, the deadline claims, the
+explanations) is the analysed run's (rtgauge.analysis.analysed_run).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rtgauge.audit import Audit, judge
 from rtgauge.conditions import RunConditions, run_conditions
 from rtgauge.model import Bundle, End, ImportInfo, System, TargetInfo, TestRecord
 
@@ -26,7 +25,6 @@ class Run:
     target: TargetInfo
     imported: ImportInfo | None
     conditions: RunConditions
-    audit: Audit  # is the system set up for real time: a finding per check, by id
 
     @classmethod
     def of(cls, bundle: Bundle) -> Run:
@@ -41,7 +39,6 @@ class Run:
             target,
             imported,
             run_conditions(system, tests, target, imported),
-            judge(system, end, target),
         )
 
     @property

@@ -16,7 +16,7 @@ from test_report_browser import browse
 
 from rtgauge.model import bundle_from_records
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 
 VERDICTS = ("meets", "misses", "not enough samples")
 
@@ -24,7 +24,7 @@ VERDICTS = ("meets", "misses", "not enough samples")
 def test_probe_run_to_pwcet_curve_in_chromium(tmp_path: Path) -> None:
     run = run_probe("--tests", "TMR-P-LAT", "--quick", "--opt", "TMR-P-LAT.duration_ms=1500")
     assert run.tests["TMR-P-LAT"]["status"] == "ok"
-    report = run_report(bundle_from_records(run.records, "e2e"), 100_000.0, 1e-6)
+    report = bundle_report(bundle_from_records(run.records, "e2e"), 100_000.0, 1e-6)
 
     data = json.loads(EXPORTERS["json"].render(report))["analysis"]["deadline"]
     assert data["verdicts"] and all(v["verdict"] in VERDICTS for v in data["verdicts"])

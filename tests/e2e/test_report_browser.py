@@ -15,7 +15,7 @@ import pytest
 from rtgauge.cli.compare import run_compare
 from rtgauge.model import bundle_from_records
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 
 HOSTILE = "<script>alert('pwned')</script>"
 FLAGS = [
@@ -65,7 +65,7 @@ def test_run_report_in_chromium(sample_records: list[dict[str, Any]], tmp_path: 
     recs = copy.deepcopy(sample_records)
     recs[0]["host"]["hostname"] = HOSTILE
     (page,) = EXPORTERS["html"].write(
-        run_report(bundle_from_records(recs, "x")), tmp_path / "run.html"
+        bundle_report(bundle_from_records(recs, "x")), tmp_path / "run.html"
     )
     dom = browse(page, tmp_path, "--dump-dom")
     assert dom.returncode == 0

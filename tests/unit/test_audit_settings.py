@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 from audit_records import Record, linux_end, linux_system
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.differences import AUDIT, differences
 from rtgauge.analysis.history import build
 from rtgauge.audit.cmdline import KernelParams
 from rtgauge.audit.cpus import format_list, format_mask, isolcpus_list, parse_list, parse_mask
 from rtgauge.audit.settings import CMDLINE, KCONFIG, SYSTEM, changes, settings
 from rtgauge.model import bundle_from_records
-from rtgauge.report.compare_report import compare_report
+from rtgauge.report.compare_report import bundles_report
 from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.history_report import history_report
 from rtgauge.run import Run
@@ -98,7 +99,8 @@ def test_a_setting_only_one_run_read_is_no_change() -> None:
 
 
 def test_what_differs_comes_first() -> None:
-    rows = differences([run_of(), run_of(thp_always)])
+    runs = [run_of(), run_of(thp_always)]
+    rows = differences(runs, [AnalysedRun.of(r).audit for r in runs])
     assert rows[0].group == SYSTEM and rows[0].name == "THP enabled"
     assert rows[0].values == ["madvise", "always"] and rows[0].differs
     audit_row = next(r for r in rows if r.group == AUDIT and r.name == "thp")
@@ -113,14 +115,15 @@ def test_a_parameter_on_one_command_line_only_differs() -> None:
     def threadirqs(s: Record, e: Record) -> None:
         s["kernel"]["cmdline"] = s["kernel"]["cmdline"].replace(" -- ", " threadirqs -- ")
 
-    rows = differences([run_of(), run_of(threadirqs)])
+    runs = [run_of(), run_of(threadirqs)]
+    rows = differences(runs, [AnalysedRun.of(r).audit for r in runs])
     row = next(r for r in rows if r.group == CMDLINE and r.name == "threadirqs")
     assert row.values == ["(absent)", "(set)"] and row.differs
 
 
 def test_compare_shows_the_row_under_what_differs() -> None:
     a, b = run_of(), run_of(thp_always)
-    md = EXPORTERS["md"].render(compare_report([a.bundle, b.bundle], {"families": {}}, None, 1e-6))
+    md = EXPORTERS["md"].render(bundles_report([a.bundle, b.bundle], {"families": {}}, None, 1e-6))
     section = md[md.index("## What differs between these systems") :]
     section = section[: section.index("\n## ", 1)]
     differing = section[: section.index("Alike in every system")]

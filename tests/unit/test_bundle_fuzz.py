@@ -10,10 +10,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.errors import UsageError
 from rtgauge.model import bundle_from_records, load_bundle
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 from rtgauge.report.summary import summary_text
 
 SAMPLE = [
@@ -40,9 +41,9 @@ def _load(tmp: Path, data: bytes) -> None:
         assert "\n" not in str(exc)
         return
     # Whatever loads, renders: a report never crashes on a valid bundle.
-    assert EXPORTERS["html"].render(run_report(bundle)).startswith("<!DOCTYPE html>")
-    EXPORTERS["md"].render(run_report(bundle))
-    summary_text(bundle)
+    assert EXPORTERS["html"].render(bundle_report(bundle)).startswith("<!DOCTYPE html>")
+    EXPORTERS["md"].render(bundle_report(bundle))
+    summary_text(AnalysedRun.of(bundle))
 
 
 @settings(

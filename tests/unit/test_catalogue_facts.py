@@ -14,7 +14,7 @@ from rtgauge.analysis.ratings import load_criteria, rate
 from rtgauge.model import bundle_from_records
 from rtgauge.probe import parse_catalogue
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 from rtgauge.run import Run
 
 DEADLINE_NS = 1e9
@@ -44,7 +44,7 @@ def test_a_new_latency_test_is_judged_by_its_own_word(
     found = claim(run, DEADLINE_NS, 0.5)
     assert {v.test for v in found.verdicts} == {"ABC-P-NEW"}
     assert {p.test for p in found.pwcets} == {"ABC-P-NEW"}  # every figure is one: pWCET too
-    md = EXPORTERS["md"].render(run_report(run.bundle, DEADLINE_NS, 0.5))
+    md = EXPORTERS["md"].render(bundle_report(run.bundle, DEADLINE_NS, 0.5))
     assert "## ABC — Made-up family" in md
 
 

@@ -38,7 +38,7 @@ def test_report_formats(cli: Any, sample_records: list[dict[str, Any]], tmp_path
     for fmt, marker in (
         ("html", "<!DOCTYPE html>"),
         ("md", "| figure (µs) |"),
-        ("json", '"bundle_version"'),
+        ("json", '"schema": "rtgauge-analysis/1"'),
     ):
         code, out, _ = cli("report", str(src), "--format", fmt, "--out", "-")
         assert code == 0 and marker in out

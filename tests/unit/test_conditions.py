@@ -12,7 +12,7 @@ from rtgauge.analysis.ratings import load_criteria, rate
 from rtgauge.analysis.requirements import deadline_verdicts
 from rtgauge.model import bundle_from_records
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 from rtgauge.run import Run
 
 DEADLINE_NS = 1e9  # far above every latency of the sample: met on a trusted run
@@ -39,7 +39,7 @@ def test_a_trusted_run_is_rated_and_its_deadline_claimed(
     assert _tmr(b).stars is not None
     vs = deadline_verdicts(b, DEADLINE_NS, 0.5)
     assert vs and all(v.claim == "met" for v in vs)
-    html = EXPORTERS["html"].render(run_report(b.bundle, DEADLINE_NS, 0.5))
+    html = EXPORTERS["html"].render(bundle_report(b.bundle, DEADLINE_NS, 0.5))
     assert 'class="pass">meets' in html  # what the untrusted runs below must not show
 
 
@@ -58,7 +58,7 @@ def test_emulation_known_only_to_the_host_voids_timing(
     tmr = _tmr(b)
     assert tmr.stars is None and "emulated" in tmr.why
     assert all(r.stars is None for r in rate(b, load_criteria()) if r.figure_ns is not None)
-    md = EXPORTERS["md"].render(run_report(b.bundle, DEADLINE_NS, 0.5))
+    md = EXPORTERS["md"].render(bundle_report(b.bundle, DEADLINE_NS, 0.5))
     assert "emulated (known to the host): timings are not meaningful" in md
     assert all(v.claim == "not claimed" for v in deadline_verdicts(b, DEADLINE_NS, 0.5))
     assert any(x.startswith("emulated") for x in points(compare([b, b]))[0][1])
@@ -97,7 +97,7 @@ def test_no_sched_fifo_or_no_mlockall_is_not_rated_and_no_green_deadline(
         assert tmr.stars is None and words in tmr.why
         vs = deadline_verdicts(b, DEADLINE_NS, 0.5)
         assert vs and all(v.meets and v.claim == "not claimed" for v in vs)
-        html = EXPORTERS["html"].render(run_report(b.bundle, DEADLINE_NS, 0.5))
+        html = EXPORTERS["html"].render(bundle_report(b.bundle, DEADLINE_NS, 0.5))
         assert 'class="pass">meets' not in html and "not claimed" in html
 
 
@@ -131,7 +131,7 @@ def test_partial_figures_are_shown_and_used_for_nothing(
         other = _run(sample_records)
         rows = [r for r in compare([b, other]).rows if r.test == "TMR-P-LAT"]
         assert rows and all(r.partial[0] and r.best_max is None for r in rows)
-        md = EXPORTERS["md"].render(run_report(b.bundle, DEADLINE_NS, 0.5))
+        md = EXPORTERS["md"].render(bundle_report(b.bundle, DEADLINE_NS, 0.5))
         assert "partial figures" in md and "(partial)" in md
 
 

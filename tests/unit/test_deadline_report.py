@@ -15,15 +15,14 @@ from scipy.stats import lomax
 from synthetic_metric import metric
 
 from rtgauge.analysis import pwcet
+from rtgauge.analysis.analysed_run import AnalysedRun, Judging
 from rtgauge.analysis.compare import compare
-from rtgauge.analysis.deadline_claim import claim
 from rtgauge.analysis.ratings import load_criteria
 from rtgauge.model import bundle_from_records
 from rtgauge.report.compare_report import compare_blocks
 from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.formats.html_page import render_html
-from rtgauge.report.run_report import run_report
-from rtgauge.run import Run
+from rtgauge.report.run_report import bundle_report
 from rtgauge.validate import check_record
 
 DEADLINE, RATE = 50_000.0, 1e-5  # about 1.5e-4 of this Pareto tail lies above 50 µs
@@ -59,7 +58,7 @@ def records() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def report(records: list[dict[str, Any]]) -> Any:
-    return run_report(bundle_from_records(records, "x"), DEADLINE, RATE)
+    return bundle_report(bundle_from_records(records, "x"), DEADLINE, RATE)
 
 
 def test_markdown_carries_verdict_bound_and_pwcet(report: Any) -> None:
@@ -75,7 +74,7 @@ def test_markdown_carries_verdict_bound_and_pwcet(report: Any) -> None:
 
 def test_json_carries_the_same_numbers(report: Any) -> None:
     data = json.loads(EXPORTERS["json"].render(report))
-    claim = data["analysis"]["deadline"]
+    claim = data["deadline"]
     v = next(x for x in claim["verdicts"] if x["test"] == "TMR-P-LAT")
     assert v["missed_periods"] == 2 and v["activations"] == 20_002
     assert v["verdict"] == "misses" and v["upper_bound_per_activation"] > RATE
@@ -109,16 +108,16 @@ def test_csv_tables_carry_verdicts_and_pwcet(report: Any, tmp_path: Path) -> Non
 def test_no_green_without_sched_fifo(records: list[dict[str, Any]]) -> None:
     recs = copy.deepcopy(records)
     recs[0]["privileges"]["sched_fifo"] = False
-    md = EXPORTERS["md"].render(run_report(bundle_from_records(recs, "x"), 2e6, 0.5))
+    md = EXPORTERS["md"].render(bundle_report(bundle_from_records(recs, "x"), 2e6, 0.5))
     assert "No green verdict for this run: ran without SCHED_FIFO" in md
     assert "meets, not claimed" in md and "**meets**" not in md
 
 
 def test_compare_puts_systems_on_one_curve(records: list[dict[str, Any]]) -> None:
-    a = Run.of(bundle_from_records(records, "a"))
-    b = Run.of(bundle_from_records(copy.deepcopy(records), "b"))
-    claims = [claim(r, DEADLINE, RATE, 0.99) for r in (a, b)]
-    blocks = compare_blocks(compare([a, b]), load_criteria(None), claims)
+    judging = Judging(DEADLINE, RATE, 0.99)
+    a = AnalysedRun.of(bundle_from_records(records, "a"), judging)
+    b = AnalysedRun.of(bundle_from_records(copy.deepcopy(records), "b"), judging)
+    blocks = compare_blocks(compare([a.run, b.run]), load_criteria(None), [a, b])
     html = render_html("c", blocks)
     assert "(99 % confidence)" in html and html.count("pWCET of TMR-P-LAT") == 1
     assert "worst figure" in html
@@ -137,8 +136,8 @@ def test_partial_figures_claim_nothing_and_are_not_extrapolated(
     recs = copy.deepcopy(records)
     tmr = next(r for r in recs if r.get("id") == "TMR-P-LAT")
     tmr["status"], tmr["reason"] = "error", "watchdog: overran, partial results kept"
-    report = run_report(bundle_from_records(recs, "x"), 2e9, 0.5)
-    claim = json.loads(EXPORTERS["json"].render(report))["analysis"]["deadline"]
+    report = bundle_report(bundle_from_records(recs, "x"), 2e9, 0.5)
+    claim = json.loads(EXPORTERS["json"].render(report))["deadline"]
     (v,) = claim["verdicts"]
     assert v["verdict"] == "meets" and v["claim"] == "not claimed"
     assert v["green_withheld"] == "partial figures (TMR-P-LAT error)"

@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from synthetic_metric import as_metric
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.fmt import term
 from rtgauge.model import bundle_from_records
 from rtgauge.report import plots
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 from rtgauge.report.summary import summary_text
 
 SAMPLE = [
@@ -34,7 +35,7 @@ def test_target_strings_never_become_markup(hostname: str, reason: str, observed
     recs[1]["reason"] = reason
     recs[3]["verdicts"][0]["observed"] = observed
     bundle = bundle_from_records(recs, "x")
-    html = EXPORTERS["html"].render(run_report(bundle))
+    html = EXPORTERS["html"].render(bundle_report(bundle))
     # The only tags are ours: none can start from the target's '<'.
     tags = set(re.findall(r"<([a-zA-Z!/][a-zA-Z0-9]*)", html))
     assert tags <= {
@@ -46,10 +47,10 @@ def test_target_strings_never_become_markup(hostname: str, reason: str, observed
         "/figcaption", "svg", "/svg", "rect", "/rect", "line", "text", "/text", "caption",
         "/caption", "polyline", "circle", "/circle", "g", "/g", "path",
     }  # fmt: skip
-    md = EXPORTERS["md"].render(run_report(bundle))
+    md = EXPORTERS["md"].render(bundle_report(bundle))
     body = md.split("\n", 1)[1]  # after the title comment, which _text escapes too
     assert "<" not in body and "](" not in body.replace("\\](", "")
-    assert "\x1b" not in summary_text(bundle) and "\x07" not in term(observed)
+    assert "\x1b" not in summary_text(AnalysedRun.of(bundle)) and "\x07" not in term(observed)
 
 
 @settings(max_examples=60, deadline=None)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from audit_records import Record, audit_of
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.explain import (
     IDLE,
     IRQ,
@@ -42,7 +43,6 @@ from rtgauge.audit import Finding
 from rtgauge.model import TraceEvent, load_bundle
 from rtgauge.report.document import Para
 from rtgauge.report.explain_section import test_section as section_of
-from rtgauge.run import Run
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "explain"
 NOT_POINTED = ("pass", "unknown", "n/a")
@@ -403,30 +403,32 @@ def test_kernel_rt_options_details_say_which_option_is_missing() -> None:
 # ---- recorded runs: what the report and the command show ----
 
 
-def _recorded(name: str) -> Run:
-    return Run.of(load_bundle(DATA / name))
+def _recorded(name: str) -> AnalysedRun:
+    return AnalysedRun.of(load_bundle(DATA / name))
 
 
 def test_a_recorded_kernel_that_did_not_preempt_points_to_the_preemption_model() -> None:
     """A record from before the audit: its older facts decide preempt-model
     (none: fail) and the hypervisor (KVM: warn); the checks they cannot decide
     are unknown and never pointed to."""
-    run = _recorded("idle_vm_run.json")
-    test = run.test("TMR-P-LAT")
+    a = _recorded("idle_vm_run.json")
+    test = a.run.test("TMR-P-LAT")
     assert test is not None
-    worst = explanations(run, test)[0]
-    found = bearing(worst, run.audit.findings)
+    worst = explanations(a.run, test)[0]
+    found = bearing(worst, a.audit.findings)
     assert found[0].part.kind == NONPREEMPT
     assert (found[0].finding.id, found[0].finding.status) == ("preempt-model", "fail")
     assert {b.finding.status for b in found} <= {"warn", "fail"}
-    assert all(run.audit.get(b.finding.id) == b.finding for b in found)
+    assert all(a.audit.get(b.finding.id) == b.finding for b in found)
+    explained = a.test_explained(test)  # the analysed run holds the same lines
+    assert explained is not None and list(explained.windows[0].bearings) == found
 
 
 def test_the_report_shows_a_bears_on_it_line_under_the_culprit() -> None:
-    run = _recorded("hog_run.json")
-    test = run.test("TMR-P-LAT")
+    a = _recorded("hog_run.json")
+    test = a.run.test("TMR-P-LAT")
     assert test is not None
-    blocks = section_of(run, test)
+    blocks = section_of(a, test)
     texts = [b.text for b in blocks if isinstance(b, Para)]
     lead = next(i for i, b in enumerate(blocks) if isinstance(b, Para) and b.kind == "lead")
     after = blocks[lead + 1]

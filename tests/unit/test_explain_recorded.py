@@ -73,7 +73,8 @@ def test_explain_command_formats(cli: Any) -> None:
     assert code == 0
     doc = json.loads(out)
     assert doc[0]["test"] == "TMR-P-LAT" and len(doc[0]["windows"]) == 3
-    assert "SCHED_FIFO 98" in doc[0]["windows"][0]["culprit"]
+    culprit = doc[0]["windows"][0]["culprit"]
+    assert "SCHED_FIFO 98" in culprit["text"] and culprit["whom"]["comm"] == "python3"
     code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--test", "TMR-P-LAT")
     assert code == 0 and "### Why the worst case: TMR-P-LAT" in out
     code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--format", "html")

@@ -16,7 +16,7 @@ from rtgauge.errors import UsageError
 from rtgauge.importers import import_file
 from rtgauge.model import Bundle, bundle_from_records
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 
 DATA = Path(__file__).parents[1] / "data" / "import"
 HOSTILE = "<x>&\x01\x1b[31m"
@@ -39,7 +39,7 @@ def test_junit_is_xml_with_failures_skips_and_deadlines(
     sample_records: list[dict[str, Any]],
 ) -> None:
     b = _bundle(sample_records, fail=True, skip=True)
-    text = EXPORTERS["junit"].render(run_report(b, 10_000.0, 1e-3))
+    text = EXPORTERS["junit"].render(bundle_report(b, 10_000.0, 1e-3))
     root = ET.fromstring(text)  # valid XML, the control bytes included
     suite = root.find("testsuite")
     assert suite is not None and suite.get("hostname", "").startswith("<x>&")
@@ -60,7 +60,7 @@ def test_junit_is_xml_with_failures_skips_and_deadlines(
 
 
 def test_junit_of_a_clean_run_has_no_failure(sample_records: list[dict[str, Any]]) -> None:
-    root = ET.fromstring(EXPORTERS["junit"].render(run_report(_bundle(sample_records))))
+    root = ET.fromstring(EXPORTERS["junit"].render(bundle_report(_bundle(sample_records))))
     assert root.get("failures") == "0" and int(root.get("tests", "0")) >= 6
 
 
@@ -72,7 +72,7 @@ LAVA = re.compile(
 
 def test_lava_lines(sample_records: list[dict[str, Any]]) -> None:
     b = _bundle(sample_records, fail=True, skip=True)
-    lines = EXPORTERS["lava"].render(run_report(b, 50_000.0)).splitlines()
+    lines = EXPORTERS["lava"].render(bundle_report(b, 50_000.0)).splitlines()
     assert lines and all(LAVA.match(x) for x in lines), [x for x in lines if not LAVA.match(x)]
     assert "lava-test-case SEM-B-LCK.p_on_zero_blocks --result fail" in lines
     assert "lava-test-case CLK-P-RES --result skip" in lines
@@ -85,7 +85,7 @@ def test_cyclictest_hist_round_trip_of_a_run(
     sample_records: list[dict[str, Any]], tmp_path: Path
 ) -> None:
     b = bundle_from_records(sample_records, "x")
-    text = EXPORTERS["cyclictest-hist"].render(run_report(b))
+    text = EXPORTERS["cyclictest-hist"].render(bundle_report(b))
     f = tmp_path / "out.hist.txt"
     f.write_text(text)
     back = {m["name"]: m for m in import_file(f).tests[0]["metrics"]}
@@ -107,7 +107,7 @@ def test_cyclictest_hist_round_trip_of_a_run(
 def test_cyclictest_hist_round_trip_of_an_import(name: str, tmp_path: Path) -> None:
     first = import_file(DATA / name)
     f = tmp_path / "again.txt"
-    f.write_text(EXPORTERS["cyclictest-hist"].render(run_report(first)))
+    f.write_text(EXPORTERS["cyclictest-hist"].render(bundle_report(first)))
     second = import_file(f)
     a = [m for m in first.tests[0]["metrics"] if not m["name"].endswith(".all")]
     b = [m for m in second.tests[0]["metrics"] if not m["name"].endswith(".all")]
@@ -128,7 +128,7 @@ def test_cyclictest_hist_beyond_its_range_is_overflow(
     recs = copy.deepcopy(sample_records)
     tmr = next(r for r in recs if r.get("id") == "TMR-P-LAT")
     tmr["metrics"] = [latency(body(500, far=20_000), "timer.wakeup.clock_nanosleep.cpu0")]
-    text = EXPORTERS["cyclictest-hist"].render(run_report(bundle_from_records(recs, "x")))
+    text = EXPORTERS["cyclictest-hist"].render(bundle_report(bundle_from_records(recs, "x")))
     assert text.count("\n") > 10_000 - 1  # 10 000 lines of 1 µs, then the footer
     assert "# Histogram Overflows: 00001" in text
 
@@ -136,13 +136,13 @@ def test_cyclictest_hist_beyond_its_range_is_overflow(
 def test_cyclictest_hist_needs_a_latency_test(sample_records: list[dict[str, Any]]) -> None:
     recs = [r for r in sample_records if r.get("id") != "TMR-P-LAT"]
     with pytest.raises(UsageError, match="no wake-up latency"):
-        EXPORTERS["cyclictest-hist"].render(run_report(bundle_from_records(recs, "x")))
+        EXPORTERS["cyclictest-hist"].render(bundle_report(bundle_from_records(recs, "x")))
 
 
 def test_a_deadline_the_run_cannot_claim_is_skipped(sample_records: list[dict[str, Any]]) -> None:
     recs = copy.deepcopy(sample_records)
     recs[0]["privileges"]["sched_fifo"] = False  # not real-time: a met deadline is not claimed
-    report = run_report(bundle_from_records(recs, "x"), 10_000_000.0, 1e-3)
+    report = bundle_report(bundle_from_records(recs, "x"), 10_000_000.0, 1e-3)
     root = ET.fromstring(EXPORTERS["junit"].render(report))
     deadline = [
         c

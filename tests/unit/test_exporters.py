@@ -9,20 +9,21 @@ from typing import Any
 from rtgauge.model import bundle_from_records
 from rtgauge.report.document import Heading, Para, Report
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 from rtgauge.run import Run
 
 
 def test_each_format_renders_the_run_report(sample_records: list[dict[str, Any]]) -> None:
     bundle = bundle_from_records(sample_records, "x")
-    report = run_report(bundle)
+    report = bundle_report(bundle)
     assert set(EXPORTERS) == {"html", "md", "json", "csv", "junit", "lava", "cyclictest-hist"}
     html = EXPORTERS["html"].render(report)
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html
     md = EXPORTERS["md"].render(report)
     assert "# rtgauge: vm" in md and "<svg" not in md
     data = json.loads(EXPORTERS["json"].render(report))
-    assert data["bundle_version"] == 1 and data["tests"] == bundle.tests
+    assert data["schema"] == "rtgauge-analysis/1"
+    assert [t["id"] for t in data["tests"]] == [t["id"] for t in bundle.tests]
 
 
 def test_any_report_kind_gets_every_format(sample_records: list[dict[str, Any]]) -> None:
@@ -37,7 +38,7 @@ def test_any_report_kind_gets_every_format(sample_records: list[dict[str, Any]])
 def test_csv_is_every_table_as_text_and_as_files(
     sample_records: list[dict[str, Any]], tmp_path: Path
 ) -> None:
-    report = run_report(bundle_from_records(sample_records, "x"))
+    report = bundle_report(bundle_from_records(sample_records, "x"))
     text = EXPORTERS["csv"].render(report)
     assert "# Summary\n" in text and "TMR-P-LAT" in text
     written = EXPORTERS["csv"].write(report, tmp_path / "tables")

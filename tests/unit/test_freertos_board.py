@@ -254,7 +254,7 @@ def test_the_comparison_says_what_each_system_offers(
 
     from rtgauge.analysis.ratings import load_criteria
     from rtgauge.model import bundle_from_records
-    from rtgauge.report.compare_report import compare_report
+    from rtgauge.report.compare_report import bundles_report
     from rtgauge.report.formats import EXPORTERS
 
     real = bundle_from_records(copy.deepcopy(sample_records), "x")
@@ -263,7 +263,7 @@ def test_the_comparison_says_what_each_system_offers(
     first.update(status="skipped", reason="needs processes, which the freertos OSAL does not offer")
     first.update(metrics=[], verdicts=[])
     second["notes"] = [*second["notes"], "pipe: not offered by this OS, no figures"]
-    md = EXPORTERS["md"].render(compare_report([real, board], load_criteria(), None, 0.0))
+    md = EXPORTERS["md"].render(bundles_report([real, board], load_criteria(), None, 0.0))
     section = md[md.index("## What each system offers") :]
     assert f"| {first['id']} | ran | skipped: needs processes" in section
     assert f"| {second['id']} | ran | ran; pipe: not offered by this OS, no figures |" in section

@@ -15,9 +15,9 @@ import pytest
 
 from rtgauge.analysis.ratings import load_criteria
 from rtgauge.model import load_bundle
-from rtgauge.report.compare_report import compare_report
+from rtgauge.report.compare_report import bundles_report
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 BUNDLES = ("local-vm", "qemu-tcg")
@@ -37,13 +37,13 @@ def _check(name: str, text: str, update: bool) -> None:
 @pytest.mark.parametrize("name", BUNDLES)
 def test_run_report_markdown(name: str, update_golden: bool) -> None:
     bundle = load_bundle(GOLDEN / f"{name}.json")
-    text = EXPORTERS["md"].render(run_report(bundle, DEADLINE_NS, MISS_RATE))
+    text = EXPORTERS["md"].render(bundle_report(bundle, DEADLINE_NS, MISS_RATE))
     _check(f"{name}.md", text, update_golden)
 
 
 def test_compare_markdown(update_golden: bool) -> None:
     bundles = [load_bundle(GOLDEN / f"{name}.json") for name in BUNDLES]
-    report = compare_report(bundles, load_criteria(), DEADLINE_NS, MISS_RATE)
+    report = bundles_report(bundles, load_criteria(), DEADLINE_NS, MISS_RATE)
     _check("compare.md", EXPORTERS["md"].render(report), update_golden)
 
 

@@ -221,9 +221,9 @@ def test_import_stores_and_indexes_with_a_label(tmp_path: Path, cli: Any) -> Non
 
 def test_the_report_of_an_import_says_what_is_unknown() -> None:
     from rtgauge.report.formats import EXPORTERS
-    from rtgauge.report.run_report import run_report
+    from rtgauge.report.run_report import bundle_report
 
-    md = EXPORTERS["md"].render(run_report(import_file(DATA / "cyclictest-h200.txt")))
+    md = EXPORTERS["md"].render(bundle_report(import_file(DATA / "cyclictest-h200.txt")))
     assert "imported from cyclictest -h histogram" in md
     assert "| CPUs | unknown: not in the imported file |" in md
     assert "| obtained | unknown: not in the imported file |" in md

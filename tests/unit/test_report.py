@@ -9,10 +9,11 @@ from typing import Any
 
 from synthetic_metric import as_metric
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.model import bundle_from_records
 from rtgauge.report import plots
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 from rtgauge.report.summary import summary_text
 
 HOSTILE = "<script>alert('x')</script>|`**"
@@ -29,7 +30,7 @@ def hostile_bundle(records: list[dict[str, Any]]) -> Any:
 def test_html_has_every_section_and_escapes_target_strings(
     sample_records: list[dict[str, Any]],
 ) -> None:
-    html = EXPORTERS["html"].render(run_report(hostile_bundle(sample_records)))
+    html = EXPORTERS["html"].render(bundle_report(hostile_bundle(sample_records)))
     for section in (
         "System and how it was measured",
         "Summary",
@@ -47,14 +48,14 @@ def test_html_has_every_section_and_escapes_target_strings(
 
 
 def test_markdown_escapes_and_keeps_tables(sample_records: list[dict[str, Any]]) -> None:
-    md = EXPORTERS["md"].render(run_report(hostile_bundle(sample_records)))
+    md = EXPORTERS["md"].render(bundle_report(hostile_bundle(sample_records)))
     assert "<script>" not in md
     assert "\\|" in md  # a pipe from the target does not break a table
     assert "| figure (µs) | max | p99.99 |" in md
 
 
 def test_summary_is_worst_first(sample_records: list[dict[str, Any]]) -> None:
-    text = summary_text(bundle_from_records(sample_records, "x"))
+    text = summary_text(AnalysedRun.of(bundle_from_records(sample_records, "x")))
     rows = [ln for ln in text.splitlines() if "timer.wakeup" in ln]
     maxes = [
         float(re.split(r"\s+", ln.split("timer.wakeup")[1])[1].replace(",", "")) for ln in rows
@@ -81,7 +82,7 @@ def test_histogram_svg_from_known_buckets() -> None:
 
 def test_csv_export_of_every_table(sample_records: list[dict[str, Any]], tmp_path: Path) -> None:
     written = EXPORTERS["csv"].write(
-        run_report(bundle_from_records(sample_records, "x"), 100000.0), tmp_path
+        bundle_report(bundle_from_records(sample_records, "x"), 100000.0), tmp_path
     )
     names = {p.name for p in written}
     assert "summary.csv" in names and any(n.startswith("deadline") for n in names)

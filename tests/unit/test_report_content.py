@@ -12,7 +12,7 @@ import pytest
 
 from rtgauge.model import Bundle, bundle_from_records
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report, trust_warnings
+from rtgauge.report.run_report import bundle_report, trust_warnings
 from rtgauge.run import Run
 
 
@@ -58,7 +58,7 @@ def test_incomplete_and_interrupted_runs_are_flagged(sample_records: list[dict[s
     warnings = trust_warnings(Run.of(b))
     assert any(w.startswith("incomplete run") for w in warnings)
     assert any("TMR-P-LAT" in w for w in warnings)
-    html = EXPORTERS["html"].render(run_report(b))
+    html = EXPORTERS["html"].render(bundle_report(b))
     assert "Why these figures may be less trustworthy" in html
     assert "Errors, skipped and interrupted tests" in html and "stopped by SIGINT" in html
 
@@ -66,7 +66,7 @@ def test_incomplete_and_interrupted_runs_are_flagged(sample_records: list[dict[s
 def test_metric_tables_are_in_microseconds_with_two_decimals(
     sample_records: list[dict[str, Any]],
 ) -> None:
-    md = EXPORTERS["md"].render(run_report(_bundle(sample_records)))
+    md = EXPORTERS["md"].render(bundle_report(_bundle(sample_records)))
     row = next(ln for ln in md.splitlines() if ln.startswith("| timer.wakeup.clock_nanosleep.all"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     m = sample_records[2]["metrics"][-1]
@@ -81,7 +81,7 @@ def test_verdicts_and_evidence_are_shown(sample_records: list[dict[str, Any]]) -
         recs[3]["verdicts"][3]["pass"] = False
         recs[3]["verdicts"][3]["observed"] = "event order bprw"
 
-    html = EXPORTERS["html"].render(run_report(_bundle(sample_records, fail_one)))
+    html = EXPORTERS["html"].render(bundle_report(_bundle(sample_records, fail_one)))
     verdicts = html[html.index('id="verdicts"') :]  # the audit's statuses come before
     verdicts = verdicts[: verdicts.index("<h2", 1)]
     assert verdicts.count(">PASS<") == 4 and verdicts.count(">FAIL<") == 1
@@ -94,9 +94,9 @@ def test_a_script_in_any_host_string_is_escaped(
 ) -> None:
     evil = "<script>alert(1)</script>"
     b = _bundle(sample_records, lambda r: r[0]["host"].update({field: evil}))
-    html = EXPORTERS["html"].render(run_report(b))
+    html = EXPORTERS["html"].render(bundle_report(b))
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    md = EXPORTERS["md"].render(run_report(b))
+    md = EXPORTERS["md"].render(bundle_report(b))
     assert "<script>" not in md
 
 
@@ -107,13 +107,13 @@ def test_markdown_links_and_code_from_the_target_are_inert(
         recs[0]["host"]["hostname"] = "[click](javascript:alert(1)) `x` **b**"
         recs[3]["verdicts"][0]["observed"] = "![img](http://evil/x.png) | cell"
 
-    md = EXPORTERS["md"].render(run_report(_bundle(sample_records, evil)))
+    md = EXPORTERS["md"].render(bundle_report(_bundle(sample_records, evil)))
     assert "[click](" not in md and "![img](" not in md and "**b**" not in md
     assert "\\[click\\]" in md and "\\| cell" in md
 
 
 def test_report_summary_table_is_worst_first(sample_records: list[dict[str, Any]]) -> None:
-    md = EXPORTERS["md"].render(run_report(_bundle(sample_records)))
+    md = EXPORTERS["md"].render(bundle_report(_bundle(sample_records)))
     start = md.index("## Summary")
     rows = [ln for ln in md[start:].splitlines() if ln.startswith("| ")][1:4]  # after headers
     assert [r.split("|")[1].strip() for r in rows] == ["TMR-P-LAT", "CLK-P-RES", "SEM-B-LCK"]
@@ -125,7 +125,7 @@ def test_csv_cells_from_the_target_cannot_be_formulas(
     def evil(recs: list[dict[str, Any]]) -> None:
         recs[3]["verdicts"][0]["observed"] = '=HYPERLINK("http://evil","x")'
 
-    EXPORTERS["csv"].write(run_report(_bundle(sample_records, evil), None), tmp_path)
+    EXPORTERS["csv"].write(bundle_report(_bundle(sample_records, evil), None), tmp_path)
     rows = list(csv.reader((tmp_path / "behaviour-verdicts.csv").open(encoding="utf-8")))
     cells = [c for r in rows for c in r]
     assert '\'=HYPERLINK("http://evil","x")' in cells
@@ -139,9 +139,9 @@ def test_negative_intervals_are_named_where_there_are_some(
         tmr = next(r for r in recs if r.get("id") == "TMR-P-LAT")
         tmr["metrics"][0]["negative"] = 3
 
-    plain = EXPORTERS["md"].render(run_report(_bundle(sample_records)))
+    plain = EXPORTERS["md"].render(bundle_report(_bundle(sample_records)))
     assert "Negative intervals" not in plain
-    text = EXPORTERS["md"].render(run_report(_bundle(sample_records, early)))
+    text = EXPORTERS["md"].render(bundle_report(_bundle(sample_records, early)))
     assert "Negative intervals" in text and "timer.wakeup.clock_nanosleep.cpu0 3" in text
     views = _bundle(sample_records, early).test_views()
     assert next(t for t in views if t.id == "TMR-P-LAT").metrics[0].negative == 3

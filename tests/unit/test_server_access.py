@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from rtgauge import pushing
 from rtgauge.errors import UsageError
 from rtgauge.model import bundle_from_records
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 from rtgauge.server.app import make_app
 from rtgauge.server.frame import framed
 from rtgauge.server.intake import check_names
@@ -106,7 +106,7 @@ def test_public_is_said_loudly(store: ResultStore) -> None:
 
 
 def test_the_frame_keeps_the_whole_report(sample_records: list[dict[str, Any]]) -> None:
-    report = run_report(bundle_from_records(sample_records, "x"))
+    report = bundle_report(bundle_from_records(sample_records, "x"))
     page = framed(report, '<nav id="bar">bar</nav>', "<script src=/static/x.js></script>")
     assert (
         page.index('<nav id="bar">')

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.model import bundle_from_records
@@ -29,7 +30,7 @@ def test_term_shows_control_bytes_instead_of_sending_them() -> None:
 def test_summary_puts_the_worst_test_and_figure_first(
     sample_records: list[dict[str, Any]],
 ) -> None:
-    lines = summary_text(bundle_from_records(sample_records, "x")).splitlines()
+    lines = summary_text(AnalysedRun.of(bundle_from_records(sample_records, "x"))).splitlines()
     firsts = [ln.split()[0] for ln in lines if ln[:3] in ("TMR", "CLK", "SEM")]
     assert firsts == ["TMR-P-LAT", "CLK-P-RES", "SEM-B-LCK"]  # 64 µs before 0.07 µs
     tmr = [ln for ln in lines if "timer.wakeup" in ln]
@@ -46,7 +47,7 @@ def test_summary_shows_failures_and_errors_with_reasons(
     recs[3]["verdicts"][2]["pass"] = False
     recs[3]["status"] = "fail"
     recs[1].update(status="error", reason=f"watchdog: killed after 30 s{ESC}", metrics=[])
-    text = summary_text(bundle_from_records(recs, "x"))
+    text = summary_text(AnalysedRun.of(bundle_from_records(recs, "x")))
     assert "FAIL v_increments" in text
     assert "reason: watchdog: killed after 30 s\\x1b[2J" in text and "\x1b" not in text
     sem, clk = text.index("SEM-B-LCK"), text.index("CLK-P-RES")
@@ -58,7 +59,7 @@ def test_hostile_hostname_in_summary_and_runs(
 ) -> None:
     recs = copy.deepcopy(sample_records)
     recs[0]["host"]["hostname"] = f"box{ESC}"
-    assert "\x1b" not in summary_text(bundle_from_records(recs, "x"))
+    assert "\x1b" not in summary_text(AnalysedRun.of(bundle_from_records(recs, "x")))
     w = RunWriter(tmp_path, ["rtgauge-probe"], {"kind": "local"})
     for r in recs:
         w.add(r)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rtgauge.audit import ALL
+from rtgauge.audit import ALL, Audit
 from rtgauge.audit.settings import CMDLINE, GROUPS, settings
 from rtgauge.run import Run
 
@@ -34,8 +34,9 @@ class SettingRow:
         return not self.differs and len(self.known) < len(self.values)
 
 
-def differences(runs: list[Run]) -> list[SettingRow]:
-    """Every setting and finding of the runs: those that differ first, then
+def differences(runs: list[Run], audits: list[Audit]) -> list[SettingRow]:
+    """Every setting and finding of the runs (each run's audit, in the runs'
+    order, as the analysed run judged it): those that differ first, then
     those only some systems have, then those alike; within each, in the
     groups' order."""
     per = [settings(r.system) for r in runs]
@@ -53,7 +54,7 @@ def differences(runs: list[Run]) -> list[SettingRow]:
                 ]
             rows.append(SettingRow(group, name, values))
     for check in ALL:
-        found = [r.audit.get(check.id) for r in runs]
+        found = [a.get(check.id) for a in audits]
         if all(f is None for f in found):
             continue
         values = [

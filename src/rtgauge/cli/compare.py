@@ -16,7 +16,7 @@ from rtgauge.cli.common import (
 )
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
-from rtgauge.report.compare_report import compare_report
+from rtgauge.report.compare_report import bundles_report
 from rtgauge.report.formats import EXPORTERS
 from rtgauge.store import utc_stamp
 
@@ -51,7 +51,7 @@ def run_compare(
     conf = parse_confidence(confidence)
     dl = parse_duration_ns(deadline) if deadline else None
     bundles = [load_bundle(p) for p in paths]
-    report = compare_report(bundles, load_criteria(criteria), dl, rate, conf)
+    report = bundles_report(bundles, load_criteria(criteria), dl, rate, conf)
     out.parent.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for fmt in FORMATS:

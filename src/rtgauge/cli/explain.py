@@ -4,18 +4,16 @@ the report says it, for one test or all (Markdown, HTML or JSON)."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from rtgauge.analysis.explain import explanations
-from rtgauge.analysis.explain_audit import bearing
+from rtgauge.analysis.analysed_run import AnalysedRun, explained_json
 from rtgauge.errors import UsageError
 from rtgauge.model import TestRecord, load_bundle
 from rtgauge.report.document import Block, Heading, Para, Report
-from rtgauge.report.explain_section import state_line, test_section
+from rtgauge.report.explain_section import test_section
 from rtgauge.report.formats import EXPORTERS
 from rtgauge.run import Run
 
@@ -43,50 +41,31 @@ def _chosen(run: Run, test_id: str | None) -> list[TestRecord]:
     return [t]
 
 
-def _as_json(run: Run, tests: list[TestRecord]) -> list[dict[str, Any]]:
+def as_json(a: AnalysedRun, tests: list[TestRecord]) -> list[dict[str, Any]]:
+    """The explained tests of the analysed run, as its schema gives them
+    (schema/analysis-v1.json, explained_test), each with its test id."""
     out = []
     for t in tests:
-        xs = explanations(run, t)
-        out.append(
-            {
-                "test": t.id,
-                "state": t.explain.state if t.explain else None,
-                "why_not": state_line(t),
-                "windows": [
-                    {
-                        "metric": x.metric,
-                        "sample_ns": x.sample_ns,
-                        "cpu": x.cpu,
-                        "complete": x.complete,
-                        "lost_events": x.lost_events,
-                        "culprit": x.culprit,
-                        "culprit_kind": x.culprit_kind,
-                        "wake_at_ns": x.wake_at,
-                        "switch_at_ns": x.switch_at,
-                        "parts": [dataclasses.asdict(p) for p in x.parts],
-                        # the audit's findings that bear on its parts (warn, fail)
-                        "bears_on": [b.to_json() for b in bearing(x, run.audit.findings)],
-                    }
-                    for x in xs
-                ],
-            }
-        )
+        e = a.test_explained(t)
+        if e is not None:
+            out.append({"test": t.id, **explained_json(e)})
     return out
 
 
 def execute(args: argparse.Namespace) -> int:
-    run = Run.of(load_bundle(args.bundle))
+    a = AnalysedRun.of(load_bundle(args.bundle))
+    run = a.run
     tests = _chosen(run, args.test)
     if args.format == "json":
-        json.dump(_as_json(run, tests), sys.stdout, indent=1)
+        json.dump(as_json(a, tests), sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     blocks: list[Block] = [Heading(1, f"Why the worst cases: {run.host} {run.system.host.release}")]
     if not run.complete:
         blocks.append(Para("The run is incomplete; the tests that finished are shown.", "warn"))
     for t in tests:
-        blocks += test_section(run, t)
-    report = Report(f"rtgauge explain: {run.host}", blocks, [run])
+        blocks += test_section(a, t)
+    report = Report(f"rtgauge explain: {run.host}", blocks, [run], [a])
     exporter = EXPORTERS[args.format]
     sys.stdout.write(exporter.render(report))
     return 0

@@ -11,7 +11,7 @@ from rtgauge.cli.common import add_deadline, parse_confidence, parse_duration_ns
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,7 +31,7 @@ def execute(args: argparse.Namespace) -> int:
     rate = parse_rate(args.miss_rate)
     confidence = parse_confidence(args.confidence)
     exporter = EXPORTERS[args.format]
-    report = run_report(bundle, deadline, rate, confidence)
+    report = bundle_report(bundle, deadline, rate, confidence)
     if args.csv:
         EXPORTERS["csv"].write(report, args.csv)
     if args.out and str(args.out) == "-":

@@ -13,6 +13,7 @@ from types import FrameType
 from typing import TextIO
 
 from rtgauge import pushing
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.cli.common import add_push, add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
@@ -176,8 +177,9 @@ def perform(
         raise UsageError(f"the target gave no results: {message or f'exit code {code}'}")
     bundle = writer.bundle
     assert bundle is not None
+    analysed = AnalysedRun.of(bundle)  # once, for the summary and the report
     if summary:
-        print(summary_text(bundle))
+        print(summary_text(analysed))
         print(f"\nstored: {path}")
     if writer.rejected_path and writer.rejected_path.exists():
         print(
@@ -187,7 +189,7 @@ def perform(
         print(f"rtgauge: target: {term(message)}", file=err)
     if not args.no_report:
         html = EXPORTERS["html"]
-        (written,) = html.write(run_report(bundle), path.with_suffix(html.suffix))
+        (written,) = html.write(run_report(analysed), path.with_suffix(html.suffix))
         if summary:
             print(f"report: {written}")
     return _exit_code(code, bundle.complete, stopped, bad_lines), path

@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from rtgauge.analysis.analysed_run import AnalysedRun, Judging
 from rtgauge.analysis.compare import Comparison, Row, compare, points, verdict_table
-from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
 from rtgauge.analysis.ratings import criteria_lines, overall, rate, stars_text
 from rtgauge.fmt import us
 from rtgauge.model import Bundle, family
@@ -208,7 +208,7 @@ def figures_blocks(comp: Comparison) -> list[Block]:
 
 
 def compare_blocks(
-    comp: Comparison, criteria: dict[str, Any], claims: list[DeadlineClaim]
+    comp: Comparison, criteria: dict[str, Any], analysed: list[AnalysedRun]
 ) -> list[Block]:
     out: list[Block] = [Heading(1, "rtgauge comparison: " + " · ".join(comp.labels))]
     for label, r in zip(comp.labels, comp.runs, strict=True):
@@ -237,28 +237,34 @@ def compare_blocks(
     ]
     sys_rows = [[Cell(key)] + [Cell(get(r)) for r in comp.runs] for key, get in getters]
     out += [Table(["", *comp.labels], sys_rows)]
-    out += differences_blocks(comp.labels, comp.runs)
+    out += differences_blocks(comp.labels, comp.runs, [a.audit for a in analysed])
     out += rating_blocks(comp, criteria)
     out += verdict_blocks(comp)
     out += offers_blocks(comp)
-    if claims:
+    claims = [a.claim for a in analysed if a.claim is not None]
+    if claims and len(claims) == len(analysed):
         out += compare_section(comp.labels, claims)
     out += points_blocks(comp)
     out += figures_blocks(comp)
-    out += compare_culprits(comp.runs, comp.labels)
+    out += compare_culprits(analysed, comp.labels)
     return out
 
 
-def compare_report(
+def compare_report(analysed: list[AnalysedRun], criteria: dict[str, Any]) -> Report:
+    """The comparison of several analysed runs, ready for any exporter."""
+    runs = [a.run for a in analysed]
+    blocks = compare_blocks(compare(runs), criteria, analysed)
+    return Report("rtgauge comparison", blocks, runs, analysed)
+
+
+def bundles_report(
     bundles: list[Bundle],
     criteria: dict[str, Any],
     deadline: float | None,
     rate_: float,
     confidence: float = 0.95,
 ) -> Report:
-    """The comparison of several runs, ready for any exporter: each bundle
-    read once, its conditions decided once."""
-    runs = [Run.of(b) for b in bundles]
-    claims = [claim(r, deadline, rate_, confidence) for r in runs] if deadline is not None else []
-    blocks = compare_blocks(compare(runs), criteria, claims)
-    return Report("rtgauge comparison", blocks, runs, claims)
+    """The comparison of bundles, each read and analysed once with the same
+    judging choices."""
+    judging = Judging(deadline, rate_, confidence)
+    return compare_report([AnalysedRun.of(b, judging) for b in bundles], criteria)

@@ -4,6 +4,7 @@ the audit side by side, rows that differ first (rtgauge.analysis.differences).""
 from __future__ import annotations
 
 from rtgauge.analysis.differences import SettingRow, differences
+from rtgauge.audit import Audit
 from rtgauge.report.document import Block, Cell, Details, Heading, Para, Table
 from rtgauge.run import Run
 
@@ -16,8 +17,8 @@ def _row(r: SettingRow) -> list[Cell]:
     ]
 
 
-def differences_blocks(labels: list[str], runs: list[Run]) -> list[Block]:
-    rows = differences(runs)
+def differences_blocks(labels: list[str], runs: list[Run], audits: list[Audit]) -> list[Block]:
+    rows = differences(runs, audits)
     header = ["", "setting", *labels]
     differ = [r for r in rows if r.differs]
     partial = [r for r in rows if r.partial]

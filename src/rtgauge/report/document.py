@@ -6,9 +6,13 @@ formats' business."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rtgauge.analysis.deadline_claim import DeadlineClaim
 from rtgauge.run import Run
+
+if TYPE_CHECKING:  # the analysed run renders into documents, not the other way
+    from rtgauge.analysis.analysed_run import AnalysedRun
 
 
 @dataclass
@@ -77,10 +81,9 @@ class Report:
     title: str
     blocks: list[Block]
     runs: list[Run] = field(default_factory=list)
-    # What the report judged against a deadline, one claim per run in the
-    # runs' order; none when no deadline was asked for. The formats that
-    # carry data (json, junit, lava) take the verdicts from here.
-    claims: list[DeadlineClaim] = field(default_factory=list)
+    # The analysed runs behind it, in the runs' order: what the formats that
+    # carry data (json, junit, lava) render, the deadline verdicts among it.
+    analysed: list[AnalysedRun] = field(default_factory=list)
 
     def claim(self, i: int) -> DeadlineClaim | None:
-        return self.claims[i] if i < len(self.claims) else None
+        return self.analysed[i].claim if i < len(self.analysed) else None

@@ -1,18 +1,19 @@
 """The report's "Why the worst case" sections: per explained test, each kept
 sample with its culprit line, its parts and the timeline picture; a short
 table of the culprits near the top; the culprits side by side in a
-comparison. What the explanation says is decided in analysis/explain/;
-which audit findings bear on it, in analysis/explain_audit.py."""
+comparison. They render the analysed run (analysis/analysed_run.py): what
+the explanation says is decided in analysis/explain/, which audit findings
+bear on it in analysis/explain_audit.py, both once per run."""
 
 from __future__ import annotations
 
-from rtgauge.analysis.explain import UNACCOUNTED, Explanation, explanations
-from rtgauge.analysis.explain_audit import Bearing, bearing
+from rtgauge.analysis.analysed_run import AnalysedRun, ExplainedTest
+from rtgauge.analysis.explain import UNACCOUNTED, Explanation
+from rtgauge.analysis.explain_audit import Bearing
 from rtgauge.fmt import us2
 from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table
 from rtgauge.report.timeline import timeline_svg
-from rtgauge.run import Run
 
 
 def _share(ns: int, of: int) -> str:
@@ -20,14 +21,6 @@ def _share(ns: int, of: int) -> str:
         return "—"
     share = 100.0 * ns / of
     return "<1 %" if 0 < share < 0.5 else f"{share:.0f} %"
-
-
-def state_line(test: TestRecord) -> str | None:
-    """Why a test with figures to explain is not explained, or None."""
-    x = test.explain
-    if x is None or x.state == "on":
-        return None
-    return f"not explained: {x.why or x.state}"
 
 
 def parts_table(x: Explanation) -> Table:
@@ -58,31 +51,36 @@ def bearing_line(b: Bearing, sample_ns: int) -> str:
     )
 
 
-def test_section(run: Run, test: TestRecord) -> list[Block]:
+def test_section(a: AnalysedRun, test: TestRecord) -> list[Block]:
     """The "Why the worst case" blocks of one test, or none when it has no
     figure to explain."""
-    rec = test.explain
-    if rec is None:
+    e = a.test_explained(test)
+    if e is None:
         return []
     out: list[Block] = [Heading(3, f"Why the worst case: {test.id}", f"why-{test.id}")]
-    not_on = state_line(test)
-    if not_on:
-        return out + [Para(not_on, "note")]
-    xs = explanations(run, test)
-    if not xs:
+    if e.why_not:
+        return out + [Para(e.why_not, "note")]
+    if not e.windows:
         out.append(Para("No sample was kept (none above the recorder's floor).", "note"))
-    for x in xs:
+    for w in e.windows:
+        x = w.explanation
         out.append(Para(headline(x), "lead"))
-        out += [Para(bearing_line(b, x.sample_ns)) for b in bearing(x, run.audit.findings)]
+        out += [Para(bearing_line(b, x.sample_ns)) for b in w.bearings]
         out.append(parts_table(x))
         out.append(Chart(timeline_svg(x), "the sample's timeline on its CPU"))
-    smallest = min((x.sample_ns for x in xs), default=0)
+    return out + recorder_notes(e)
+
+
+def recorder_notes(e: ExplainedTest) -> list[Block]:
+    """What the recorder did over the test, and what it could not keep."""
+    rec = e.record
+    smallest = min((w.explanation.sample_ns for w in e.windows), default=0)
     note = (
         f"Recorder: {rec.source or 'kernel tracer'}, the {rec.keep} worst samples kept "
         f"({rec.freezes} frozen, {rec.offered} offered); {rec.lost_events} events lost "
         "over the test."
     )
-    out.append(Para(note, "note"))
+    out: list[Block] = [Para(note, "note")]
     if rec.windows_dropped:
         out.append(
             Para(
@@ -102,41 +100,43 @@ def test_section(run: Run, test: TestRecord) -> list[Block]:
     return out
 
 
-def worst_culprit(run: Run, test: TestRecord) -> str:
+def worst_culprit(a: AnalysedRun, test: TestRecord) -> str:
     """The one line for a table: the worst kept sample and its culprit."""
-    not_on = state_line(test)
-    if not_on:
-        return not_on
-    xs = explanations(run, test)
-    if not xs:
+    e = a.test_explained(test)
+    if e is None:
         return "no sample kept"
-    return f"{us2(xs[0].sample_ns)} µs: {xs[0].culprit}"
+    if e.why_not:
+        return e.why_not
+    if not e.windows:
+        return "no sample kept"
+    x = e.windows[0].explanation
+    return f"{us2(x.sample_ns)} µs: {x.culprit}"
 
 
-def culprits_table(run: Run) -> list[Block]:
+def culprits_table(a: AnalysedRun) -> list[Block]:
     """Near the top of a run report: each explained test's worst culprit."""
-    tests = [t for t in run.tests if t.explain is not None]
+    tests = [t for t in a.run.tests if t.explain is not None]
     if not tests:
         return []
-    rows = [[Cell(t.id), Cell(worst_culprit(run, t))] for t in tests]
+    rows = [[Cell(t.id), Cell(worst_culprit(a, t))] for t in tests]
     return [
         Heading(2, "Why the worst cases", "why"),
         Table(["test", "worst kept sample and what delayed it"], rows),
     ]
 
 
-def compare_culprits(runs: list[Run], labels: list[str]) -> list[Block]:
+def compare_culprits(runs: list[AnalysedRun], labels: list[str]) -> list[Block]:
     """A comparison's culprits side by side: a row per explained test."""
     ids: list[str] = []
     for r in runs:
-        ids += [t.id for t in r.tests if t.explain is not None and t.id not in ids]
+        ids += [t.id for t in r.run.tests if t.explain is not None and t.id not in ids]
     if not ids:
         return []
     rows = []
     for tid in ids:
         row = [Cell(tid)]
         for r in runs:
-            t = r.test(tid)
+            t = r.run.test(tid)
             row.append(Cell(worst_culprit(r, t) if t and t.explain else "—"))
         rows.append(row)
     return [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.history import History, RunEntry, headline, missed, tail_value
 from rtgauge.fmt import us
 from rtgauge.model import TestRecord
@@ -60,7 +61,7 @@ def new_tail_cause(e: RunEntry, test_id: str, kind: str) -> str:
     t = _test(e, test_id)
     if kind != "tail" or t is None or t.explain is None:
         return ""
-    return f"; its worst case: {worst_culprit(e.run, t)}"
+    return f"; its worst case: {worst_culprit(AnalysedRun.of(e.run), t)}"
 
 
 CAPTION = (

@@ -6,8 +6,7 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
-from rtgauge.audit import DEFAULT_BUDGET_NS, judge
+from rtgauge.analysis.analysed_run import AnalysedRun, Judging
 from rtgauge.conditions import figures_partial
 from rtgauge.fmt import COLUMNS, us, us2
 from rtgauge.model import Bundle, ImportInfo, Metric, System, TestRecord
@@ -338,18 +337,17 @@ def summary_table(run: Run) -> Table:
     return Table(["test", "what", "status", "worst max µs", "p99.99 (p99)", "mean", "figure"], rows)
 
 
-def audit_section(run: Run, deadline: DeadlineClaim | None) -> list[Block]:
+def audit_section(a: AnalysedRun) -> list[Block]:
     """The audit, on the first screen: weighed against the deadline when one
-    was asked for. An imported run has no facts of its system to audit."""
-    if run.imported is not None:
+    was asked for (the analysed run's, which the explanations point to). An
+    imported run has no facts of its system to audit."""
+    if a.run.imported is not None:
         return []
-    audit = run.audit
-    if deadline is not None and deadline.deadline_ns != DEFAULT_BUDGET_NS:
-        audit = judge(run.system, run.end, run.target, deadline.deadline_ns)
-    return audit_blocks(audit)
+    return audit_blocks(a.audit)
 
 
-def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
+def run_blocks(a: AnalysedRun) -> list[Block]:
+    run = a.run
     s = run.system
     out: list[Block] = [
         Heading(1, f"rtgauge: {s.host.hostname} — {s.host.release}"),
@@ -363,15 +361,15 @@ def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
     warnings = trust_warnings(run)
     if warnings:
         out.append(Notice("Why these figures may be less trustworthy", warnings))
-    out += audit_section(run, deadline)
+    out += audit_section(a)
     out += [
         Heading(2, "System and how it was measured", "system"),
         system_table(s, run.imported),
     ]
     out += [Heading(2, "Summary", "summary"), summary_table(run)]
-    out += culprits_table(run)
-    if deadline is not None:
-        out += run_section(deadline)
+    out += culprits_table(a)
+    if a.claim is not None:
+        out += run_section(a.claim)
     out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(run)
     out += not_run_blocks(run)
     out.append(Heading(2, "Performance, worst case first", "performance"))
@@ -381,7 +379,7 @@ def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
     for fam, tests in by_family.items():
         out.append(Heading(2, f"{fam} — {run.family_title(fam) or fam}", fam))
         for t in tests:
-            out += test_blocks(t) + test_section(run, t)
+            out += test_blocks(t) + test_section(a, t)
     out += [
         Heading(2, "How these figures were obtained"),
         Para(
@@ -396,15 +394,15 @@ def run_blocks(run: Run, deadline: DeadlineClaim | None = None) -> list[Block]:
     return out
 
 
-def run_report(
+def run_report(a: AnalysedRun) -> Report:
+    """The report of one analysed run, ready for any exporter."""
+    run = a.run
+    return Report(f"rtgauge: {run.host} {run.system.host.release}", run_blocks(a), [run], [a])
+
+
+def bundle_report(
     bundle: Bundle, deadline_ns: float | None = None, rate: float = 1e-6, confidence: float = 0.95
 ) -> Report:
-    """The report of one run, ready for any exporter: the bundle read once."""
-    run = Run.of(bundle)
-    found = claim(run, deadline_ns, rate, confidence) if deadline_ns is not None else None
-    return Report(
-        f"rtgauge: {run.host} {run.system.host.release}",
-        run_blocks(run, found),
-        [run],
-        [found] if found else [],
-    )
+    """The report of a bundle judged by these choices: the bundle read and
+    analysed once."""
+    return run_report(AnalysedRun.of(bundle, Judging(deadline_ns, rate, confidence)))

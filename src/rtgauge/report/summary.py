@@ -8,9 +8,9 @@ goes through fmt.term: a hostname cannot send escape sequences to the terminal.
 
 from __future__ import annotations
 
-from rtgauge.audit import judge
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.fmt import term, us2
-from rtgauge.model import Bundle, Metric, TestRecord
+from rtgauge.model import Metric, TestRecord
 
 _TROUBLE = ("fail", "error", "interrupted")
 
@@ -56,8 +56,9 @@ def _test_lines(t: TestRecord, per_test: int) -> list[str]:
 FIGURES_PER_TEST = 4  # the rest are in the report
 
 
-def summary_text(bundle: Bundle) -> str:
-    s = bundle.system_view()
+def summary_text(a: AnalysedRun) -> str:
+    bundle = a.run.bundle
+    s = a.run.system
     # Linux's preemption models; another OS (an RTOS) says its own in "rtos".
     rtos = s.rtos or {}
     preempt = s.kernel.preempt_model or ("rtos" if rtos else "unknown")
@@ -68,7 +69,7 @@ def summary_text(bundle: Bundle) -> str:
     ]
     lines += [f"  warning: {term(w)}" for w in s.warnings]
     if s.audit.present:
-        audit = judge(s, bundle.end_view(), bundle.target_view())
+        audit = a.audit
         failing = [f.id for f in audit.findings if f.status == "fail"]
         lines.append(
             f"  audit: {audit.counts_text()}"
@@ -81,9 +82,9 @@ def summary_text(bundle: Bundle) -> str:
         f"\n{'test':<11} {'status':<11} {'figure':<40} {'max µs':>11} {'p99.99 µs':>16} "
         f"{'mean µs':>10} {'count':>9}"
     )
-    for t in order_tests(bundle.test_views()):
+    for t in order_tests(a.run.tests):
         lines += _test_lines(t, FIGURES_PER_TEST)
-    e = bundle.end_view()
+    e = a.run.end
     if e:
         lines.append(
             f"\n{e.tests} tests: {e.passed} passed, {e.failed} failed, {e.errors} errors,"

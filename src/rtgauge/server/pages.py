@@ -13,9 +13,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from rtgauge.analysis.ratings import load_criteria
-from rtgauge.report.compare_report import compare_report
+from rtgauge.report.compare_report import bundles_report
 from rtgauge.report.history_report import history_report
-from rtgauge.report.run_report import run_report
+from rtgauge.report.run_report import bundle_report
 from rtgauge.server import views
 from rtgauge.server.frame import framed
 from rtgauge.server.state import filter_of, name_param, run_number, state
@@ -79,7 +79,7 @@ def run_page(request: Request) -> HTMLResponse:
     row = views.run_row(st.store, run_number(request.path_params["run_id"]))
     run = st.cache.get(st.store, row)
     top = _page("run_top.html", row=row, store=st.store_name)
-    return HTMLResponse(framed(run_report(run.bundle), top, _page("scripts.html")))
+    return HTMLResponse(framed(bundle_report(run.bundle), top, _page("scripts.html")))
 
 
 def compare_page(request: Request) -> HTMLResponse:
@@ -91,7 +91,7 @@ def compare_page(request: Request) -> HTMLResponse:
     if len({r.id for r in rows}) != len(rows):
         raise HTTPException(400, "compare needs different runs")
     bundles = [st.cache.get(st.store, r).bundle for r in rows]
-    report = compare_report(bundles, load_criteria(None), None, 1e-6, 0.95)
+    report = bundles_report(bundles, load_criteria(None), None, 1e-6, 0.95)
     top = _page("compare_top.html", rows=rows, store=st.store_name)
     return HTMLResponse(framed(report, top))
 

@@ -24,7 +24,8 @@ THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
 def check(cli: Any, *args: str) -> tuple[int, list[dict[str, Any]]]:
     code, out, err = cli("check", "--probe", str(probe_path()), "--format", "json", *args)
     assert code in (0, 1), err
-    return code, json.loads(out)
+    findings: list[dict[str, Any]] = json.loads(out)["findings"]
+    return code, findings
 
 
 def by_id(found: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -143,7 +144,7 @@ def test_check_over_ssh(cli: Any, sshd: tuple[int, Path]) -> None:
         "--ssh-option", "LogLevel=ERROR", "--format", "json",
     )  # fmt: skip
     assert code in (0, 1), err
-    found = json.loads(out)
+    found = json.loads(out)["findings"]
     assert [f["id"] for f in found if f["id"] in {c.id for c in LINUX}] and len(found) == len(LINUX)
     assert by_id(found)["preempt-model"]["status"] != "unknown"
 
@@ -152,7 +153,7 @@ def test_check_on_the_freertos_board(cli: Any) -> None:
     """The firmware's own record: its checks, and the emulator said as such."""
     code, out, err = cli("check", "--target", "freertos-qemu", "--format", "json")
     assert code == 1, err  # an emulated CPU fails the hypervisor check
-    f = by_id(json.loads(out))
+    f = by_id(json.loads(out)["findings"])
     assert set(f) == {c.id for c in RTOS}
     assert f["hypervisor"]["status"] == "fail" and f["hypervisor"]["value"] == "emulated"
     for ok in ("rtos-preemption", "rtos-time-slicing", "rtos-tick-rate", "rtos-assertions",
@@ -171,7 +172,7 @@ def test_check_in_a_preempt_rt_guest(cli: Any) -> None:
         "--append", "isolcpus=1 nohz_full=1", "--cpus", "1", "--format", "json",
     )  # fmt: skip
     assert code in (0, 1), err
-    f = by_id(json.loads(out))
+    f = by_id(json.loads(out)["findings"])
     assert f["preempt-model"]["status"] == "pass" and f["preempt-model"]["value"] == "rt"
     assert f["cpu-isolation"]["status"] == "pass"
     assert f["hypervisor"]["status"] in ("warn", "fail")  # a guest: KVM, or TCG's emulation

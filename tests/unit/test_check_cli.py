@@ -55,14 +55,16 @@ def test_a_failing_check_is_exit_1_with_its_fix_first(cli: Any, tmp_path: Path) 
     assert any(ln.startswith("WARN    thp") for ln in lines)
 
 
-def test_json_is_a_list_of_findings(cli: Any, tmp_path: Path) -> None:
+def test_json_is_the_audit_with_a_finding_per_check(cli: Any, tmp_path: Path) -> None:
     s = linux_system()
     s["kernel"]["rt_runtime_us"] = -1
     code, out, _ = cli(
         "check", "--probe", str(fake_probe(tmp_path, [s, linux_end()])), "--format", "json"
     )
     assert code == 0  # a warning fails nothing
-    found = json.loads(out)
+    audit = json.loads(out)
+    assert audit["budget_ns"] == 100_000 and sum(audit["counts"].values()) == len(LINUX)
+    found = audit["findings"]
     assert isinstance(found, list) and len(found) == len(LINUX)
     for f in found:
         assert {"id", "status", "evidence", "fix"} <= set(f)

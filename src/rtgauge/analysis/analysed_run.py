@@ -172,7 +172,7 @@ class AnalysedRun:
                 "budget_ns": self.audit.budget_ns,
                 "counts": self.audit.counts,
                 "findings": [f.to_json() for f in self.audit.ordered()],
-            },
+            },  # report/audit_report.audit_view gives the same
             "deadline": self.claim.to_json() if self.claim else None,
             "tests": [_test_json(t, self.explained.get(t.id)) for t in r.tests],
         }
@@ -199,7 +199,8 @@ def subject_json(s: Subject | None) -> dict[str, Any] | None:
         return None
     out: dict[str, Any] = {"what": s.what}
     if s.what == "task":
-        out.update(pid=s.pid, comm=s.comm, prio=s.prio, policy=s.policy or None)
+        out.update(pid=s.pid, comm=s.comm, policy=s.policy or None, prio=s.prio)
+        out.update(priority=s.priority, nice=s.nice)
         if s.role:
             out["role"] = s.role
         if s.work:

@@ -5,6 +5,7 @@ warnings first with their fixes, the evidence of every check below; and as
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rtgauge.audit import Audit, Finding
 from rtgauge.fmt import term
@@ -91,6 +92,15 @@ def audit_text(audit: Audit, header: str) -> str:
     return "\n".join(lines)
 
 
+def audit_view(audit: Audit) -> dict[str, Any]:
+    """The audit as the analysed run's schema gives it (schema/analysis-v1.json,
+    audit): the budget, the counts, a finding per check, worst first."""
+    return {
+        "budget_ns": audit.budget_ns,
+        "counts": audit.counts,
+        "findings": [f.to_json() for f in audit.ordered()],
+    }
+
+
 def audit_json(audit: Audit) -> str:
-    """A list of objects, one per check: id, status, evidence, fix and more."""
-    return json.dumps([f.to_json() for f in audit.ordered()], indent=1, ensure_ascii=False)
+    return json.dumps(audit_view(audit), indent=1, ensure_ascii=False)

@@ -66,8 +66,10 @@ class Subject:
     opened_before: bool = False
     pid: int = -1
     comm: str = ""
-    prio: int | None = None
+    prio: int | None = None  # as the trace gives it (Linux: the kernel's 0-139)
     policy: str = ""
+    priority: int | None = None  # as the OS's interface says it (SCHED_FIFO 98; an RTOS's)
+    nice: int | None = None  # a normal Linux task's nice value
     role: str = ""
     work: str = ""
 

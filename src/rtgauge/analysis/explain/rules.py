@@ -38,6 +38,7 @@ from rtgauge.analysis.explain.words import (
     frame_label,
     held_cause,
     no_event_blame,
+    priority_of,
     subject_label,
 )
 
@@ -116,6 +117,7 @@ class Case:
         work = ""
         if self.top is not None and self.top.kind == "work":
             work = frame_label(self.top.subject)
+        priority, nice = priority_of(t.prio, os)
         return Subject(
             "task",
             pid=pid,
@@ -124,6 +126,8 @@ class Case:
             policy=self.ctx.w.policies.get(pid, ""),
             role=role,
             work=work,
+            priority=priority,
+            nice=nice,
         )
 
 

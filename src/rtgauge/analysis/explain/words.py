@@ -24,6 +24,19 @@ def frame_label(s: Subject) -> str:
     return f"work {s.name or 'item'}"
 
 
+def priority_of(prio: int | None, os: OsProfile) -> tuple[int | None, int | None]:
+    """A traced priority as the OS's interface says it, (priority, nice): an
+    RTOS's own number; on Linux SCHED_FIFO/RR 1-99 (kernel 98-0) or a nice
+    value (kernel 100-139)."""
+    if prio is None:
+        return None, None
+    if os.higher_number_first:
+        return prio, None
+    if 0 <= prio < 100:
+        return 99 - prio, None
+    return None, (prio - 120 if prio >= 100 else None)
+
+
 def task_label(s: Subject, os: OsProfile) -> str:
     """A task as the report names it: comm/pid and its policy or priority."""
     if s.pid == 0:

@@ -17,7 +17,7 @@ never the task that happened to be current. A window that lost events
 names nobody. On an RTOS (FreeRTOS's trace hooks) the same rules read the
 same vocabulary: priorities count upwards, the idle task is pid 0 (or named
 IDLE), and a wake-up served by the tick ("tick") waited for that tick from
-its release. docs/methodology.md, "Why the worst case", says the same.
+its release. docs/explain.md describes the explanation.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ rounds (A B C A B C …) so the machine's drift hits all three alike; min,
 mean, p99 and max per round, the ratios of the means, and each one's own
 round-to-round spread. Writes its section of bench/RESULTS.md.
 
-The rule the docs state (docs/methodology.md, "Why the worst case"): if the
+The rule the docs state (docs/recorder.md, "Its cost"): if the
 recorder moves p99 by more than cyclictest's own round-to-round spread of
 p99, it is off by default. Usage: bench/explain_cost.py [--seconds S]
 [--rounds R] [--cpu C]; as root.

@@ -1,6 +1,6 @@
 """The flight recorder on FreeRTOS: the firmware records the kernel's trace
 hooks around each explained test's worst samples, on the emulated boards
-under --icount (docs/methodology.md, "On FreeRTOS").
+under --icount (docs/recorder.md, "On FreeRTOS").
 
 Under instruction counting the board's time is a function of the
 instructions run, so two runs keep the same windows and must give the

@@ -1,9 +1,13 @@
 """The documents cover every test of the catalogue, where a reader looks.
 
 Every id of core/catalogue/catalogue.def (the test-only hooks apart) has
-- its section (`### ID — ...`) in docs/methodology.md, under its family's
-  heading (`## FAM — title`, the title of core/catalogue/families.def), one
-  heading per family;
+- its section (`### ID — Title`, the title of its descriptor) in
+  docs/methodology.md, under its family's heading (`## FAM — title`, the
+  title of core/catalogue/families.def), one heading per family; the
+  sections in catalogue order (the families in the order of families.def, a
+  family's tests in the run order of catalogue.def), each saying its parts
+  in order: Measures, Start and stop, Method, Options, and Verdicts and
+  controls exactly when its test gives verdicts;
 - its row in the table of docs/catalogue.md (core/unit/test_catalogue_files.c
   checks that the row names the test's file);
 - its row in the table of where its verdicts and rating are decided, which
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +28,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DECIDED = "## Where each verdict and rating is decided"
 NONE = "—"
+# The parts every test's section says, in this order; the last one exactly
+# when its test gives verdicts.
+PARTS = ("Measures", "Start and stop", "Method", "Options")
+VERDICTS_PART = "Verdicts and controls"
 
 
 def catalogue_ids(def_text: str) -> list[str]:
@@ -53,19 +62,55 @@ def family_heading(fam: str, titles: dict[str, str]) -> str:
     return f"{fam} — {title[:1].lower()}{title[1:]}"
 
 
-def methodology_problems(text: str, ids: list[str], titles: dict[str, str]) -> list[str]:
+@dataclass(frozen=True)
+class SourceFacts:
+    """What the methodology checks of a test's source: its descriptor's
+    title, and whether it gives verdicts."""
+
+    title: str
+    verdicts: bool
+
+
+def source_facts(source: str) -> SourceFacts:
+    m = re.search(r'\.title\s*=\s*"([^"]*)"', source)
+    return SourceFacts(m.group(1) if m else "?", "rtg_verdict(" in source)
+
+
+def catalogue_order(ids: list[str], titles: dict[str, str]) -> list[str]:
+    """The ids as the methodology lists them: the families in the order of
+    families.def, a family's tests in run order."""
+    rank = {fam: i for i, fam in enumerate(titles)}
+    return sorted(ids, key=lambda tid: (rank.get(family(tid), len(rank)), ids.index(tid)))
+
+
+def methodology_problems(
+    text: str, ids: list[str], titles: dict[str, str], sources: dict[str, SourceFacts]
+) -> list[str]:
     """What docs/methodology.md lacks: a family heading (or has it twice), a
-    test's section, or a section under another heading than its family's."""
+    test's section, a section under another heading than its family's, out
+    of catalogue order, headed by another title than its test's, or without
+    its parts in order."""
     headings: dict[str, int] = {}
     sections: dict[str, list[str]] = {}
-    current = ""
+    order: list[str] = []  # test ids and family ids, as headed
+    bodies: dict[str, list[str]] = {}
+    heads: dict[str, str] = {}
+    current, body = "", None
     for line in text.splitlines():
         if line.startswith("## "):
-            current = line[3:].strip()
+            current, body = line[3:].strip(), None
             if m := re.match(r"([A-Z]{3}) — (.+)$", current):
                 headings[m.group(1)] = headings.get(m.group(1), 0) + 1
-        elif m := re.match(r"### ([A-Z]{3}-[A-Z]-[A-Z0-9]+) — ", line):
-            sections.setdefault(m.group(1), []).append(current)
+                order.append(m.group(1))
+        elif line.startswith("### "):
+            body = None
+            if m := re.match(r"### ([A-Z]{3}-[A-Z]-[A-Z0-9]+) — (.*)$", line):
+                sections.setdefault(m.group(1), []).append(current)
+                order.append(m.group(1))
+                heads[m.group(1)] = m.group(2).strip()
+                body = bodies.setdefault(m.group(1), [])
+        elif body is not None:
+            body.append(line)
     problems = []
     for fam in dict.fromkeys(family(i) for i in ids):
         want = family_heading(fam, titles)
@@ -77,6 +122,42 @@ def methodology_problems(text: str, ids: list[str], titles: dict[str, str]) -> l
             problems.append(f"{tid}: {len(under)} sections")
         elif under[0] != family_heading(family(tid), titles):
             problems.append(f"{tid}: under '## {under[0]}', not its family's heading")
+    single = {k for k, n in headings.items() if n == 1} | {
+        k for k, v in sections.items() if len(v) == 1
+    }
+    expected = [k for k in _with_families(catalogue_order(ids, titles)) if k in single]
+    seen = [k for k in order if k in expected]
+    for got, want in zip(seen, expected, strict=True):
+        if got != want:
+            problems.append(f"{got}: out of catalogue order, where {want} belongs")
+            break
+    for tid in ids:
+        if tid in bodies and tid in sources:
+            problems += [
+                f"{tid}: {p}" for p in _section_problems(heads[tid], bodies[tid], sources[tid])
+            ]
+    return problems
+
+
+def _with_families(ordered: list[str]) -> list[str]:
+    """The ids with each family's id before its first test."""
+    out: list[str] = []
+    for tid in ordered:
+        if family(tid) not in out:
+            out.append(family(tid))
+        out.append(tid)
+    return out
+
+
+def _section_problems(head: str, body: list[str], source: SourceFacts) -> list[str]:
+    problems = []
+    if head != source.title:
+        problems.append(f"headed '{head}', not its title '{source.title}'")
+    said = [m.group(1) for line in body if (m := re.match(r"\*\*([^*]+)\.\*\*", line))]
+    wanted = [*PARTS, VERDICTS_PART] if source.verdicts else list(PARTS)
+    parts = [p for p in said if p in (*PARTS, VERDICTS_PART)]
+    if parts != wanted:
+        problems.append(f"says {parts}, not {wanted}")
     return problems
 
 
@@ -227,6 +308,10 @@ def _titles() -> dict[str, str]:
     return family_titles(_read("core/catalogue/families.def"))
 
 
+def _sources() -> dict[str, SourceFacts]:
+    return {tid: source_facts(source_of(ROOT, tid)) for tid in _ids()}
+
+
 def test_the_catalogue_is_read_whole() -> None:
     ids = _ids()
     assert len(ids) >= 44 and "TMR-P-LAT" in ids and "THR-P-WKL" in ids
@@ -234,8 +319,9 @@ def test_the_catalogue_is_read_whole() -> None:
     assert set(map(family, ids)) <= set(_titles())
 
 
-def test_every_test_has_its_section_under_its_familys_heading() -> None:
-    assert methodology_problems(_read("docs/methodology.md"), _ids(), _titles()) == []
+def test_every_test_has_its_section_under_its_familys_heading_in_catalogue_order() -> None:
+    text = _read("docs/methodology.md")
+    assert methodology_problems(text, _ids(), _titles(), _sources()) == []
 
 
 def test_every_test_has_its_rows_in_the_catalogue() -> None:
@@ -255,18 +341,81 @@ def _edit(text: str, old: str, new: str) -> str:
 
 
 def test_a_missing_or_misplaced_section_is_caught() -> None:
-    ids, titles, text = _ids(), _titles(), _read("docs/methodology.md")
+    ids, titles, sources = _ids(), _titles(), _sources()
+    text = _read("docs/methodology.md")
     gone = _edit(text, "### THR-P-YLD — ", "### Yield — ")
-    assert methodology_problems(gone, ids, titles) == ["THR-P-YLD: 0 sections"]
+    assert methodology_problems(gone, ids, titles, sources) == ["THR-P-YLD: 0 sections"]
     moved = _edit(text, "\n## PRC — processes\n", "\n## Threads beyond\n")
-    assert methodology_problems(moved, ids, titles) == [
+    assert methodology_problems(moved, ids, titles, sources) == [
         "PRC: needs one heading '## PRC — processes'",
         "PRC-P-NEW: under '## Threads beyond', not its family's heading",
     ]
     shared = _edit(text, "\n## RWL — reader-writer locks\n", "\n")
-    assert methodology_problems(shared, ids, titles) == [
+    assert methodology_problems(shared, ids, titles, sources) == [
         "RWL: needs one heading '## RWL — reader-writer locks'",
         "RWL-P-ARC: under '## CND — condition variables', not its family's heading",
+    ]
+
+
+def _section(text: str, tid: str) -> str:
+    """A test's section, from its heading to the next heading."""
+    m = re.search(rf"\n### {tid} — .*?(?=\n##)", text, re.DOTALL)
+    assert m, tid
+    return m.group(0)
+
+
+def _family(text: str, fam: str) -> str:
+    """A family's heading and sections, up to the next family's heading."""
+    m = re.search(rf"\n## {fam} — .*?(?=\n## )", text, re.DOTALL)
+    assert m, fam
+    return m.group(0)
+
+
+def test_a_section_out_of_catalogue_order_is_caught() -> None:
+    ids, titles, sources = _ids(), _titles(), _sources()
+    text = _read("docs/methodology.md")
+    sus, yld = _section(text, "THR-P-SUS"), _section(text, "THR-P-YLD")
+    swapped = _edit(text, sus + yld, yld + sus)
+    assert methodology_problems(swapped, ids, titles, sources) == [
+        "THR-P-YLD: out of catalogue order, where THR-P-SUS belongs"
+    ]
+    # CLK-P-DUR runs after TMR-P-LOAD, but is read with its family
+    dur, load = _section(text, "CLK-P-DUR"), _section(text, "TMR-P-LOAD")
+    run_order = _edit(_edit(text, dur, ""), load, load + dur)
+    assert methodology_problems(run_order, ids, titles, sources) == [
+        "CLK-P-DUR: under '## TMR — timers and wake-up latency', not its family's heading",
+        "TMR: out of catalogue order, where CLK-P-DUR belongs",
+    ]
+    rwl, bar = _family(text, "RWL"), _family(text, "BAR")
+    families_swapped = _edit(text, rwl + bar, bar + rwl)
+    assert methodology_problems(families_swapped, ids, titles, sources) == [
+        "BAR: out of catalogue order, where RWL belongs"
+    ]
+
+
+def test_a_section_without_its_title_or_parts_is_caught() -> None:
+    ids, titles, sources = _ids(), _titles(), _sources()
+    text = _read("docs/methodology.md")
+    retitled = _edit(text, "### THR-P-YLD — Yield with nothing else ready", "### THR-P-YLD — Yield")
+    assert methodology_problems(retitled, ids, titles, sources) == [
+        "THR-P-YLD: headed 'Yield', not its title 'Yield with nothing else ready'"
+    ]
+    yld = _section(text, "THR-P-YLD")
+    no_stop = _edit(text, yld, yld.replace("**Start and stop.**", "**When.**"))
+    assert methodology_problems(no_stop, ids, titles, sources) == [
+        "THR-P-YLD: says ['Measures', 'Method', 'Options'], "
+        "not ['Measures', 'Start and stop', 'Method', 'Options']"
+    ]
+    rel = _section(text, "SEM-B-REL")
+    no_verdicts = _edit(text, rel, rel.replace("**Verdicts and controls.**", "**Controls.**"))
+    assert methodology_problems(no_verdicts, ids, titles, sources) == [
+        "SEM-B-REL: says ['Measures', 'Start and stop', 'Method', 'Options'], "
+        "not ['Measures', 'Start and stop', 'Method', 'Options', 'Verdicts and controls']"
+    ]
+    verdicts = _edit(text, yld, yld + "\n**Verdicts and controls.** None.\n")
+    assert methodology_problems(verdicts, ids, titles, sources) == [
+        "THR-P-YLD: says ['Measures', 'Start and stop', 'Method', 'Options', "
+        "'Verdicts and controls'], not ['Measures', 'Start and stop', 'Method', 'Options']"
     ]
 
 

@@ -1,6 +1,6 @@
 /* The flight recorder: the kernel's own events around a test's worst
- * samples, so the host can say why a wake-up was late (docs/methodology.md,
- * "Why the worst case"). The probe offers each sample of an explained
+ * samples, so the host can say why a wake-up was late (docs/recorder.md,
+ * docs/explain.md). The probe offers each sample of an explained
  * figure (a latency from a known release instant); when one beats the
  * K-th worst kept so far, the recording is frozen and the window around it
  * kept while recording goes on. Linux: tracefs instances of its own

@@ -62,7 +62,7 @@ struct rtg_test_desc {
      * gets a pWCET estimate. --list-json and the test record carry it. */
     const char *release_latency;
     /* Non-NULL when such figures are not explained by this test's own
-     * flight recorder (docs/methodology.md, "Why the worst case"): why. */
+     * flight recorder (docs/recorder.md): why. */
     const char *not_explained;
 };
 
@@ -91,7 +91,7 @@ uint64_t rtg_test_elapsed_ns(const struct rtg_ctx *ctx);
 struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Marks m as a figure whose worst samples the flight recorder explains
- * (docs/methodology.md, "Why the worst case"): each interval must run from
+ * (docs/recorder.md, "What a test must do"): each interval must run from
  * a release instant to the moment the thread whose wake-up it measures ran,
  * both from rtg_mono_ns(), and be recorded by that thread right away. A
  * no-op where the run records nothing. */

@@ -19,7 +19,8 @@ changed during the run, or it was set up after the audit read the
 affinities) the line says so in generic words, and irq-default-affinity,
 the mask a new IRQ starts with, bears on it too.
 
-docs/audit.md and docs/methodology.md ("Why the worst case") give the table.
+docs/audit.md gives the table; docs/explain.md, "The audit links", the rules
+of when a part is pointed to.
 """
 
 from __future__ import annotations

@@ -89,8 +89,8 @@ void rtg_fr_assert_failed(const char *file, int line);
 #define vPortSVCHandler SVC_Handler
 #define xPortPendSVHandler PendSV_Handler
 
-/* The flight recorder (core/osal/freertos/trace_hooks.c; docs/methodology.md,
- * "Why the worst case"): a switch, a task made ready, a task created. Each
+/* The flight recorder (core/osal/freertos/trace_hooks.c; docs/recorder.md,
+ * "On FreeRTOS"): a switch, a task made ready, a task created. Each
  * tests one flag while no recorder is open. Expanded inside tasks.c, where
  * the running task (pxCurrentTCB), the ready lists and a task's fields are
  * in scope: a task switched out whose list item is still on its priority's

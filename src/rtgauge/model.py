@@ -401,6 +401,17 @@ class TestRecord:
             self.is_release_latency(m) for m in self.metrics
         )
 
+    @property
+    def headline(self) -> Metric | None:
+        """The figure that stands for the test (its history follows it, the
+        index keeps it): the all-CPU one when there is one, else the one with
+        the highest maximum; None when no figure has samples."""
+        metrics = [m for m in self.metrics if m.count]
+        for m in metrics:
+            if m.name.endswith(".all"):
+                return m
+        return max(metrics, key=lambda m: m.max or 0, default=None)
+
     def metric(self, name: str) -> Metric | None:
         return next((m for m in self.metrics if m.name == name), None)
 

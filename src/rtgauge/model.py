@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rtgauge import legacy_catalogue
+from rtgauge import legacy_catalogue, legacy_system
 from rtgauge.audit_facts import AuditFacts, EndFacts
 from rtgauge.errors import UsageError
 from rtgauge.validate import Record as Record
@@ -401,6 +401,17 @@ class TestRecord:
             self.is_release_latency(m) for m in self.metrics
         )
 
+    @property
+    def headline(self) -> Metric | None:
+        """The figure that stands for the test (its history follows it, the
+        index keeps it): the all-CPU one when there is one, else the one with
+        the highest maximum; None when no figure has samples."""
+        metrics = [m for m in self.metrics if m.count]
+        for m in metrics:
+            if m.name.endswith(".all"):
+                return m
+        return max(metrics, key=lambda m: m.max or 0, default=None)
+
     def metric(self, name: str) -> Metric | None:
         return next((m for m in self.metrics if m.name == name), None)
 
@@ -484,6 +495,17 @@ class ProbeBuild:
     libc: str
     static: bool
     arch: str
+    osal: str | None = None  # the port ("posix", "freertos"); None: the record did not say
+
+
+@dataclass(frozen=True)
+class TraceNames:
+    """How an RTOS's trace windows name its idle task, its timer task (None:
+    it has none) and the tick's vector (the system record's "rtos.trace_names")."""
+
+    idle_task: str
+    timer_task: str | None
+    tick: str
 
 
 @dataclass(frozen=True)
@@ -510,6 +532,19 @@ class System:
     rtos: Record | None  # another OS than Linux: its kernel, port, board, settings
     audit: AuditFacts  # the real-time audit's facts at the start (none in older records)
 
+    @property
+    def port(self) -> str | None:
+        """The port that wrote the record ("posix", "freertos"); None: unknown."""
+        return self.probe.osal or legacy_system.port(self.rtos)
+
+    def trace_names(self) -> TraceNames | None:
+        """The RTOS's names in trace windows; None when the record gives none."""
+        names = (self.rtos or {}).get("trace_names")
+        if isinstance(names, dict):  # the schema says its keys and their types
+            return TraceNames(names["idle_task"], names["timer_task"], names["tick"])
+        said = legacy_system.trace_names(self.port, self.rtos)
+        return TraceNames(*said) if said else None
+
     @classmethod
     def from_dict(cls, d: Record, where: str = "system record") -> System:
         d = check_record(d, where)
@@ -530,6 +565,7 @@ class System:
                 b["build"]["libc"],
                 b["build"]["static"],
                 b["build"]["arch"],
+                b["build"].get("osal"),
             ),
             started_at=d.get("started_at"),
             host=Host(

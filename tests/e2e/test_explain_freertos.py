@@ -86,14 +86,18 @@ def test_every_explained_test_keeps_windows_of_the_kernels_events(
 def test_the_idle_task_and_the_boards_interrupts_are_named_in_the_events(
     runs: list[tuple[list[Any], Path]],
 ) -> None:
+    """By the names the system record says the windows use (rtos.trace_names)."""
+    names = runs[0][0][0]["rtos"]["trace_names"]
+    assert names == {"idle_task": "IDLE", "timer_task": None, "tick": "tick"}  # no timers
     tests = _tests(runs[0][0])
     events = [e for w in tests["IRQ-P-LAT"]["explain"]["windows"] for e in w["events"]]
     vectors = {(e["name"], e["num"]) for e in events if e["k"] == "vec_entry"}
     assert ("CMSDK TIMER0, IRQ 8", 24) in vectors  # IRQ 8 is exception 16 + 8
     switches = [e for e in events if e["k"] == "switch"]
-    assert any(e["pid2"] == 0 and e["name2"] == "IDLE" for e in switches)
+    assert any(e["pid2"] == 0 and e["name2"] == names["idle_task"] for e in switches)
     ticks = [e for w in tests["TMR-P-LAT"]["explain"]["windows"] for e in w["events"]]
-    assert ("tick", 15) in {(e["name"], e["num"]) for e in ticks if e["k"] == "vec_entry"}
+    vec = {(e["name"], e["num"]) for e in ticks if e["k"] == "vec_entry"}
+    assert (names["tick"], 15) in vec
 
 
 def test_rtgauge_explain_names_the_tick_and_the_timer_interrupt(

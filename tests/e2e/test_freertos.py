@@ -77,7 +77,12 @@ def test_the_system_record_says_freertos_and_how_it_is_configured(
     system = records[0]
     assert system["record"] == "system" and records[-1]["record"] == "end"
     assert system["host"]["os"] == "FreeRTOS"
+    assert system["probe"]["build"]["osal"] == "freertos"  # the host knows the OS by it
     rtos = system["rtos"]
+    # How its trace windows name the kernel's tasks and the tick: no timer
+    # task, software timers being off (configUSE_TIMERS 0).
+    assert rtos["trace_names"] == {"idle_task": "IDLE", "timer_task": None, "tick": "tick"}
+    assert rtos["config"]["configUSE_TIMERS"] == 0
     assert rtos["kernel_version"] == "V11.2.0" and rtos["port"] == "GCC/ARM_CM3"
     assert rtos["board"] == "mps2-an385" and rtos["heap"] == "heap_5"
     assert rtos["tick_rate_hz"] == 1000

@@ -101,6 +101,8 @@ CASES: list[tuple[str, str, Any, str]] = [
     ("cpufreq", "powersave pinned low", lambda s, e: set_all(cpus(s), governor="powersave"), "fail"),
     ("cpufreq", "powersave of intel_pstate is dynamic", lambda s, e: set_all(
         cpus(s), governor="powersave", driver="intel_pstate"), "warn"),
+    ("cpufreq", "userspace: a frequency not read", lambda s, e: set_all(
+        cpus(s), governor="userspace"), "warn"),
     ("cpufreq", "no cpufreq driver", lambda s, e: [c.pop(k) for c in cpus(s) for k in
                                                    ("governor", "driver")], "n/a"),
     ("idle-states", "cpu_dma_latency held", None, "pass"),
@@ -277,3 +279,18 @@ def test_every_check_is_a_pure_function_of_the_records() -> None:
     """Judged twice from the same records, the same findings."""
     assert audit_of() == audit_of()
     assert linux_system() == linux_system() and linux_end() == linux_end()
+
+
+@pytest.mark.parametrize(
+    ("governor", "driver", "says"),
+    [
+        ("schedutil", "acpi-cpufreq", "schedutil on CPUs 2-3: the clock follows the load"),
+        ("powersave", "intel_pstate", "powersave on CPUs 2-3: the clock follows the load"),
+        ("userspace", "acpi-cpufreq", "userspace on CPUs 2-3: a frequency set from user space"),
+    ],
+)
+def test_a_governor_that_follows_the_load_is_told_from_one_set_by_hand(
+    governor: str, driver: str, says: str
+) -> None:
+    f = finding("cpufreq", lambda s, e: set_all(cpus(s), governor=governor, driver=driver))
+    assert f.status == "warn" and says in f.summary, f.summary

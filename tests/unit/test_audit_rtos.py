@@ -1,5 +1,6 @@
 """Every FreeRTOS check of the audit fed its pass, warn and fail facts, from
-the firmware's own record ("rtos" and "audit")."""
+the firmware's own record ("rtos" and "audit"), and the FreeRTOS port's
+record judged by them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import pytest
 from audit_records import Record, audit_of, freertos_end, freertos_system
 
-from rtgauge.audit.checks import RTOS
+from rtgauge.audit.checks import FREERTOS
 
 
 def config(**values: Any) -> Any:
@@ -110,15 +111,41 @@ def test_the_recorders_hooks_are_named_in_the_evidence_and_only_others_fail() ->
 
 def test_every_rtos_check_has_its_pass_warn_and_fail_facts() -> None:
     seen = {(c, s) for c, _, _, s in CASES}
-    for check in RTOS:
+    for check in FREERTOS:
         for status in ("pass", "warn", "fail"):
             assert (check.id, status) in seen, (check.id, status)
 
 
-def test_a_board_gets_the_rtos_checks_only() -> None:
+def test_a_board_gets_the_freertos_checks_only() -> None:
     audit = audit_of(None, freertos_system, freertos_end)
-    assert [f.id for f in audit.findings] == [c.id for c in RTOS]
+    assert [f.id for f in audit.findings] == [c.id for c in FREERTOS]
     assert {f.status for f in audit.findings} == {"pass"}
+
+
+def test_the_port_named_by_the_record_chooses_the_checks() -> None:
+    """A record that names its port (probe.build.osal) gets that port's
+    checks; the hand-made one above names none and is FreeRTOS's by its
+    "rtos" name, as records from before the key were."""
+    named = audit_of(
+        lambda s, e: s["probe"]["build"].update(osal="freertos"), freertos_system, freertos_end
+    )
+    assert [f.id for f in named.findings] == [c.id for c in FREERTOS]
+
+
+def timer_names(timer_task: str | None) -> Any:
+    def change(s: Record, e: Record) -> None:
+        s["rtos"]["trace_names"] = {"idle_task": "IDLE", "timer_task": timer_task, "tick": "tick"}
+
+    return change
+
+
+def test_the_timer_task_is_named_as_the_record_names_it() -> None:
+    f = audit_of(timer_names("TimerD"), freertos_system, freertos_end).get("rtos-timer-task")
+    assert f is not None and f.status == "pass"
+    assert '"TimerD"' in f.summary and f.details == {"task": "TimerD"}
+    # A record from before the names: the kernel's default name.
+    f = audit_of(None, freertos_system, freertos_end).get("rtos-timer-task")
+    assert f is not None and '"Tmr Svc"' in f.summary and f.details == {"task": "Tmr Svc"}
 
 
 def test_the_heap_is_judged_at_its_lowest_during_the_run() -> None:

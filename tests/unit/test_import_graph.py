@@ -1,7 +1,8 @@
 """The host's layers: the typed views of the records (model) at the bottom,
 a run read once (run) above them, analysis is pure computation, report renders
-it (each output format on its own in report/formats/), cli and targets drive
-both. No subpackage imports one that imports it back."""
+it (each output format on its own in report/formats/), the store keeps bundles
+and their index without analysing them, cli and targets drive both. No
+subpackage imports one that imports it back."""
 
 from __future__ import annotations
 
@@ -84,6 +85,27 @@ def test_every_module_imports() -> None:
         importlib.import_module(name)
 
 
+# Layers a layer must never import, even without a cycle: the store keeps and
+# indexes what the records say (a server or `rtgauge runs` loads no analysis).
+FORBIDDEN = {"analysis": {"report"}, "store": {"analysis", "report", "audit", "run"}}
+
+
+def forbidden(edges: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Every import of a layer it must not import, as (importer, imported)."""
+    return sorted((a, b) for a, banned in FORBIDDEN.items() for b in edges.get(a, set()) & banned)
+
+
+def test_no_layer_imports_what_it_must_not() -> None:
+    assert forbidden(graph()) == []
+
+
+def test_the_forbidden_check_finds_the_store_importing_analysis() -> None:
+    """The check itself must fail on what it is meant to catch."""
+    edges = graph()
+    edges["store"] = edges["store"] | {"analysis"}
+    assert ("store", "analysis") in forbidden(edges)
+
+
 def test_no_cycle_between_subpackages() -> None:
     edges = graph()
     assert "report" not in edges["analysis"], "analysis must not import report"
@@ -92,7 +114,13 @@ def test_no_cycle_between_subpackages() -> None:
 
 def test_the_views_are_the_bottom_layer() -> None:
     """Everything reads records through model; model reads nothing above it."""
-    assert graph()["model"] <= {"validate", "errors", "legacy_catalogue", "audit_facts"}
+    assert graph()["model"] <= {
+        "validate",
+        "errors",
+        "legacy_catalogue",
+        "legacy_system",
+        "audit_facts",
+    }
     assert graph()["audit_facts"] <= {"validate"}
 
 

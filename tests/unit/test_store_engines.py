@@ -56,17 +56,74 @@ def test_a_bundle_is_kept_whole_and_stored_once(
         assert store.runs().total == 1
 
 
-def test_the_audit_is_indexed_when_the_system_record_has_one(
+def _columns(conn: Any, table: str) -> set[str]:
+    return {c["name"] for c in inspect(conn).get_columns(table)}
+
+
+def test_the_index_keeps_no_audit_facts_and_the_bundle_keeps_them_whole(
     sample_records: list[dict[str, Any]], store_spec: str
 ) -> None:
+    """The facts run past what an index column held: the bundle is where they are."""
     records = json.loads(json.dumps(sample_records))
-    records[0]["audit"] = {"checks": [{"name": "rt_throttling", "status": "warn"}]}
+    records[0]["audit"] = {"kconfig": {"source": "/boot/config", "CONFIG_LONG": "y" * 5000}}
     with open_store(store_spec) as store:
-        audited = store.add(bundle_bytes(records, when="2026-11-02T00:00:00+00:00"))
-        plain = store.add(bundle_bytes(sample_records))
-        row, other = store.get(audited.id), store.get(plain.id)
-        assert row is not None and other is not None and other.audit is None
-        assert json.loads(row.audit or "") == records[0]["audit"]
+        stored = store.add(bundle_bytes(records))
+        row = store.get(stored.id)
+        assert row is not None and "audit" not in row.to_json()
+        with store.engine.connect() as conn:
+            assert "audit" not in _columns(conn, "indexed_runs")
+        assert store.bundle(row).system["audit"] == records[0]["audit"]
+
+
+def _downgrade(store: Any, revision: str) -> None:
+    from alembic import command
+
+    from rtgauge.store.migrate import config
+
+    cfg = config()
+    with store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, revision)
+
+
+def test_the_audit_column_goes_and_the_runs_stay(
+    sample_records: list[dict[str, Any]], store_spec: str
+) -> None:
+    """A store of the revision before (its audit column holding the cut
+    facts) upgrades in place: the column goes, every run and test stays."""
+    with open_store(store_spec) as store:
+        stored = store.add(bundle_bytes(sample_records))
+        _downgrade(store, "0003")
+        with store.engine.begin() as conn:
+            assert "audit" in _columns(conn, "indexed_runs")
+            conn.execute(text("UPDATE indexed_runs SET audit = :a"), {"a": '{"kconfig":{"x...'})
+    with open_store(store_spec) as store:
+        with store.engine.connect() as conn:
+            assert current(conn) == HEAD
+            assert "audit" not in _columns(conn, "indexed_runs")
+        row = store.get(stored.id)
+        assert row is not None and row.tests == 3
+        assert store.test_ids([stored.id]) == {stored.id: ["CLK-P-RES", "TMR-P-LAT", "SEM-B-LCK"]}
+
+
+def test_an_sqlite_too_old_to_drop_a_column_empties_it(
+    sample_records: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    spec = str(tmp_path / "store")
+    with open_store(spec) as store:
+        stored = store.add(bundle_bytes(sample_records))
+        _downgrade(store, "0003")
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE indexed_runs SET audit = 'cut...'"))
+    monkeypatch.setattr(sqlite3, "sqlite_version_info", (3, 31, 1))  # before DROP COLUMN
+    with open_store(spec) as store:
+        with store.engine.connect() as conn:
+            assert current(conn) == HEAD
+            audit = conn.execute(text("SELECT audit FROM indexed_runs")).scalars().all()
+        assert audit == [None]
+        assert store.get(stored.id) is not None  # and the code that has no such column reads it
 
 
 def test_a_bad_bundle_stores_nothing(store_spec: str) -> None:

@@ -42,6 +42,20 @@ def test_the_factory_picks_the_target_of_each_spec() -> None:
         registry.make_target("serial:///dev/ttyUSB0", _args())
 
 
+@pytest.mark.parametrize("vcpus", [0, 65])
+def test_a_guests_cpu_count_out_of_range_names_its_option(
+    vcpus: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rtgauge.targets import qemu
+
+    exists = tmp_path / "file"
+    exists.write_bytes(b"")
+    monkeypatch.setattr(qemu.shutil, "which", lambda name: f"/usr/bin/{name}")
+    opts = qemu.QemuOptions(kernel=exists, probe=exists, cpus=vcpus, busybox=exists)
+    with pytest.raises(UsageError, match=r"^--vcpus must be 1\.\.64 for a guest$"):
+        qemu._check(opts)
+
+
 class Replay(Target):
     """A target that replays recorded lines: what a new kind of target adds."""
 

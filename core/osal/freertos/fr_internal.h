@@ -21,6 +21,18 @@
 #define RTG_FR_STACK_DEFAULT (3u * 1024u)
 #define RTG_FR_RUNNER_STACK (10u * 1024u)
 #define RTG_FR_TEST_STACK (10u * 1024u)
+/* The names a trace window gives the kernel's own tasks and the tick's
+ * vector, which the system record says (sysinfo.c, "rtos.trace_names"):
+ * the idle and timer tasks' as tasks.c and timers.c default them when
+ * FreeRTOSConfig.h does not name them, the tick's the flight recorder's
+ * (trace_window.c). */
+#ifndef configIDLE_TASK_NAME
+#define configIDLE_TASK_NAME "IDLE"
+#endif
+#ifndef configTIMER_SERVICE_TASK_NAME
+#define configTIMER_SERVICE_TASK_NAME "Tmr Svc"
+#endif
+#define RTG_FR_TICK_NAME "tick"
 /* The catalogue's levels on FreeRTOS's (FreeRTOSConfig.h). */
 #define RTG_FR_PRIO_OTHER 1u
 #define RTG_FR_PRIO_WATCHDOG (configMAX_PRIORITIES - 1u)

@@ -212,6 +212,15 @@ static void rtos_facts(struct rtg_sys_extra *x)
     rtg_sys_extra_text(x, "rtos.round_robin", "per task by the OSAL's tick hook (time slicing off)");
     rtg_sys_extra_num(x, "rtos.rr_slice_ns", (double)rr_ns);
     rtg_sys_extra_text(x, "rtos.interrupt_source", board_irq_timer_name);
+    /* How the trace windows name the idle task, the timer task (none
+     * without software timers) and the tick: the host reads names here. */
+    rtg_sys_extra_text(x, "rtos.trace_names.idle_task", configIDLE_TASK_NAME);
+#if configUSE_TIMERS
+    rtg_sys_extra_text(x, "rtos.trace_names.timer_task", configTIMER_SERVICE_TASK_NAME);
+#else
+    rtg_sys_extra_add(x, "rtos.trace_names.timer_task", RTG_FACT_NULL);
+#endif
+    rtg_sys_extra_text(x, "rtos.trace_names.tick", RTG_FR_TICK_NAME);
     if (qemu_mode && strcmp(qemu_mode, "icount") == 0)
         rtg_sys_extra_int(x, "rtos.icount_shift", icount_shift);
 }

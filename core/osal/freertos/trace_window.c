@@ -9,6 +9,7 @@
 
 #include "board.h"
 #include "board_isr.h"
+#include "fr_internal.h"
 #include "trace_internal.h"
 
 #define POLICY "FreeRTOS" /* fixed priorities, a higher number first */
@@ -23,12 +24,12 @@ static void name_of(const struct fr_name *names, uint16_t number, uint16_t idle,
     if (k->number == number && k->name[0])
         snprintf(out, n, "%s", k->name);
     else
-        snprintf(out, n, "%s", number == idle ? "IDLE" : "");
+        snprintf(out, n, "%s", number == idle ? configIDLE_TASK_NAME : "");
 }
 
 static const char *isr_name(uint8_t which)
 {
-    return which == BOARD_ISR_TICK ? "tick" : board_irq_timer_name;
+    return which == BOARD_ISR_TICK ? RTG_FR_TICK_NAME : board_irq_timer_name;
 }
 
 static void expand(const struct fr_tev *e, const struct fr_name *names, uint16_t idle,

@@ -36,13 +36,9 @@ def system_name(r: Run) -> str:
 
 
 def headline(test: TestRecord) -> Metric | None:
-    """The figure a history follows for a test: the all-CPU one when there is
-    one, else the one with the highest maximum."""
-    metrics = [m for m in test.metrics if m.count]
-    for m in metrics:
-        if m.name.endswith(".all"):
-            return m
-    return max(metrics, key=lambda m: m.max or 0, default=None)
+    """The figure a history follows for a test (the record's headline, which
+    the store's index keeps too)."""
+    return test.headline
 
 
 def tail_value(m: Metric) -> tuple[str, float | None]:

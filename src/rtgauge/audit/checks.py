@@ -1,9 +1,19 @@
 """Every check, by the OS it applies to, and the audit of a system: each
-check's finding from the records' facts (docs/audit.md)."""
+check's finding from the records' facts (docs/audit.md). The host knows an
+RTOS by the port that wrote its record (probe.build.osal): a port it has
+checks for gets them; another RTOS is judged by what its record reports,
+never by a port's checks that are not its own."""
 
 from __future__ import annotations
 
-from rtgauge.audit import linux_cpus, linux_irqs, linux_kernel, linux_memory, rtos
+from rtgauge.audit import (
+    freertos,
+    linux_cpus,
+    linux_irqs,
+    linux_kernel,
+    linux_memory,
+    rtos_generic,
+)
 from rtgauge.audit.facts import Facts
 from rtgauge.audit.finding import DEFAULT_BUDGET_NS, Audit, Check, Finding
 from rtgauge.audit.platform import CLOCKSOURCE_CHECK, HYPERVISOR_CHECK
@@ -47,8 +57,17 @@ LINUX_ORDER = (
     "kernel-rt-options",
 )
 LINUX: list[Check] = [_BY_ID[i] for i in LINUX_ORDER]
-RTOS: list[Check] = [*rtos.CHECKS, HYPERVISOR_CHECK]
-ALL: list[Check] = LINUX + [c for c in RTOS if c not in LINUX]
+FREERTOS: list[Check] = [*freertos.CHECKS, HYPERVISOR_CHECK]
+# An RTOS whose port has no checks here: what its record reports.
+RTOS: list[Check] = [*rtos_generic.CHECKS, HYPERVISOR_CHECK]
+# The ports the host has checks of their own for, by their name.
+BY_PORT: dict[str, list[Check]] = {"freertos": FREERTOS}
+# One check per id: a port's and the generic one of a setting share its id
+# (a comparison lines them up), the port's first.
+_FIRST: dict[str, Check] = {}
+for _check in (*LINUX, *FREERTOS, *RTOS):
+    _FIRST.setdefault(_check.id, _check)
+ALL: list[Check] = list(_FIRST.values())
 assert len(LINUX) == len(_BY_ID), "every Linux check has its place in LINUX_ORDER"
 
 
@@ -57,8 +76,12 @@ def check_by_id(check_id: str) -> Check | None:
 
 
 def checks_for(system: System) -> list[Check]:
-    """Linux's checks on Linux, an RTOS's on an RTOS; on an OS the port says
-    nothing of (the ISO C11 port), Linux's, each saying it cannot judge."""
+    """The checks of the record's port when the host has them; an RTOS's
+    that it has none for, the generic ones; Linux's on Linux, and on an OS
+    the port says nothing of (the ISO C11 port), each saying it cannot judge."""
+    port = system.port
+    if port in BY_PORT:
+        return BY_PORT[port]
     if system.rtos and system.host.os != "Linux":
         return RTOS
     return LINUX

@@ -171,8 +171,14 @@ def smt_siblings(f: Facts) -> Verdict:
 
 
 # ---- cpufreq ----
+# Governors whose frequency follows the load; powersave does too under a
+# P-state driver (below that, it pins the lowest frequency).
 DYNAMIC_GOVERNORS = ("schedutil", "ondemand", "conservative")
 PSTATE_DRIVERS = ("intel_pstate", "amd-pstate", "amd-pstate-epp", "intel_cpufreq")
+
+
+def _follows_load(governor: str, driver: str) -> bool:
+    return governor in DYNAMIC_GOVERNORS or (governor == "powersave" and driver in PSTATE_DRIVERS)
 
 
 def cpufreq(f: Facts) -> Verdict:
@@ -211,7 +217,13 @@ def cpufreq(f: Facts) -> Verdict:
     pinned_low = sorted(
         c for c, (g, d) in governors.items() if g == "powersave" and d not in PSTATE_DRIVERS
     )
-    dynamic = sorted(c for c, (g, _) in governors.items() if g != "performance")
+    dynamic = sorted(c for c, (g, d) in governors.items() if _follows_load(g, d))
+    # userspace, or a governor the check does not know: a frequency not read
+    other = sorted(
+        c
+        for c, (g, d) in governors.items()
+        if g != "performance" and c not in dynamic and c not in pinned_low
+    )
     names = ", ".join(sorted({g for g, _ in governors.values()}))
     value = names + (", boost on" if boost else "")
     if pinned_low:
@@ -222,11 +234,26 @@ def cpufreq(f: Facts) -> Verdict:
             _governor_fix(),
             value,
         )
-    if dynamic or boost:
-        what = [f"governor {names} on CPUs {format_list(dynamic)}"] if dynamic else []
-        what += ["boost on: the clock follows temperature and load"] if boost else []
+    if dynamic or other or boost:
+        what = []
+        if dynamic:
+            what.append(
+                f"governor {_names(governors, dynamic)} on CPUs {format_list(dynamic)}: "
+                "the clock follows the load"
+            )
+        if other:
+            what.append(
+                f"governor {_names(governors, other)} on CPUs {format_list(other)}: a "
+                "frequency set from user space, or by a governor this check does not know"
+            )
+        if boost:
+            what.append("boost on: the clock follows temperature and load")
         return Verdict("warn", "; ".join(what), ev, _governor_fix(), value)
     return Verdict("pass", "governor performance, no boost", ev, value=value)
+
+
+def _names(governors: dict[int, tuple[str, str]], cpus: list[int]) -> str:
+    return ", ".join(sorted({governors[c][0] for c in cpus}))
 
 
 def _governor_fix() -> str:

@@ -49,16 +49,6 @@ def run_status(complete: bool, failed: int, errors: int) -> str:
     return "failed" if failed else "ok"
 
 
-def audit_summary(system: dict[str, Any]) -> str | None:
-    """The system record's audit, when the probe wrote one: kept in the index
-    as compact JSON so pages can show and select on it without the bundle."""
-    audit = system.get("audit")
-    if audit is None:
-        return None
-    text = json.dumps(audit, separators=(",", ":"), sort_keys=True)
-    return text if len(text) <= 4000 else text[:3997] + "..."
-
-
 def finite(value: float | None) -> float | None:
     """A figure as the index and the API keep it: None when not a finite number."""
     return value if value is None or math.isfinite(value) else None
@@ -120,11 +110,9 @@ def stored_bundle(raw: bytes, sha256: str, where: str) -> Bundle:
 
 
 def index_values(bundle: Bundle) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The run's row (without the storage columns) and its tests' rows."""
-    # The headline figures are worked out when a run is indexed, not when the
-    # index is read (rtgauge runs imports this module for its helpers).
-    from rtgauge.analysis.history import headline, tail_value
-
+    """The run's row (without the storage columns) and its tests' rows: each
+    test's headline figure (the one its history follows), worked out when a
+    run is indexed, not when the index is read."""
     system, end, target = bundle.system_view(), bundle.end_view(), bundle.target_view()
     tests = bundle.test_views()
     statuses = [t.status for t in tests]
@@ -136,8 +124,8 @@ def index_values(bundle: Bundle) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     test_rows: list[dict[str, Any]] = []
     worst: float | None = None
     for seq, t in enumerate(tests):
-        m = headline(t)
-        tail = tail_value(m)[1] if m else None
+        m = t.headline
+        tail = float(m.tail) if m is not None and m.tail is not None else None
         top = finite(float(m.max)) if m is not None and m.max is not None else None
         if top is not None and t.latency_test:
             worst = max(worst or 0.0, top)
@@ -173,7 +161,6 @@ def index_values(bundle: Bundle) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         "complete": bundle.complete,
         "status": run_status(bundle.complete, failed, errors),
         "worst_ns": worst,
-        "audit": audit_summary(bundle.system),
         "probe_version": system.probe.version,
     }
     return row, test_rows

@@ -178,7 +178,6 @@ class RunRow:
     complete: bool
     status: str
     worst_ns: float | None
-    audit: str | None
     probe_version: str | None
 
     @classmethod

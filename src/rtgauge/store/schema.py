@@ -54,7 +54,6 @@ runs = Table(
     Column("complete", Boolean, nullable=False),
     Column("status", String(16), nullable=False, index=True),
     Column("worst_ns", Float),
-    Column("audit", Text),
     Column("probe_version", Text),
 )
 

@@ -66,7 +66,7 @@ def _check(opts: QemuOptions) -> str:
     if opts.accel not in ("auto", "kvm", "tcg"):
         raise UsageError(f"--accel must be kvm, tcg or auto, not {opts.accel!r}")
     if not 1 <= opts.cpus <= 64:
-        raise UsageError("--cpus must be 1..64 for a guest")
+        raise UsageError("--vcpus must be 1..64 for a guest")
     if not 128 <= opts.mem_mb <= 65536:
         raise UsageError("--mem must be 128..65536 MB")
     return qemu

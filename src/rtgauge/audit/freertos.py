@@ -1,12 +1,15 @@
-"""FreeRTOS checks, from the firmware's own record: its configuration
-values ("rtos.config"), the heap, and what the configuration holds beyond
-values (assertions, trace hooks, the MPU: "audit"). Pure functions."""
+"""The FreeRTOS port's checks (probe.build.osal "freertos"), from the
+firmware's own record: its configuration values ("rtos.config"), the heap,
+and what the configuration holds beyond values (assertions, trace hooks,
+the MPU: "audit"). Pure functions."""
 
 from __future__ import annotations
 
+from rtgauge.audit import rtos_generic
 from rtgauge.audit.facts import Facts
 from rtgauge.audit.finding import Check, Verdict
 from rtgauge.audit.linux_kernel import unknown
+from rtgauge.audit.rtos_generic import as_int
 
 CONFIG = "FreeRTOSConfig.h"
 
@@ -23,33 +26,21 @@ def preemption(f: Facts) -> Verdict:
     evidence = [ev, ev2]
     if v is None:
         return unknown("configUSE_PREEMPTION is not in the record", evidence)
-    fix = "#define configUSE_PREEMPTION 1"
-    if v == 0:
-        return Verdict(
-            "fail",
-            "cooperative scheduling: a ready higher-priority task waits "
-            "until the running one yields",
-            evidence,
-            fix,
-            "cooperative",
-        )
-    if levels is not None and levels < 8:
-        return Verdict(
-            "warn",
-            f"preemptive, with only {levels} priority levels: tasks of different urgency "
-            "share a level, where they do not preempt each other",
-            evidence,
-            "#define configMAX_PRIORITIES with a level per urgency (8 or more)",
-            f"{levels} levels",
-        )
-    return Verdict("pass", f"preemptive, {levels} priority levels", evidence, value="preemptive")
+    return rtos_generic.preemption_verdict(
+        v != 0,
+        levels,
+        evidence,
+        "#define configUSE_PREEMPTION 1",
+        "#define configMAX_PRIORITIES with a level per urgency "
+        f"({rtos_generic.MIN_PRIORITY_LEVELS} or more)",
+    )
 
 
 # ---- rtos-time-slicing ----
 def time_slicing(f: Facts) -> Verdict:
     v, ev = _config(f, "configUSE_TIME_SLICING")
     hz, ev2 = _config(f, "configTICK_RATE_HZ")
-    hz = hz if hz is not None else _int(f.rtos_fact("tick_rate_hz"))
+    hz = hz if hz is not None else as_int(f.rtos_fact("tick_rate_hz"))
     evidence = [ev, f"tick rate: {hz} Hz"]
     if v is None:
         return unknown("configUSE_TIME_SLICING is not in the record", evidence)
@@ -82,36 +73,18 @@ def time_slicing(f: Facts) -> Verdict:
     )
 
 
-def _int(v: object) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
 # ---- rtos-tick-rate ----
 def tick_rate(f: Facts) -> Verdict:
     hz, ev = _config(f, "configTICK_RATE_HZ")
-    hz = hz if hz is not None else _int(f.rtos_fact("tick_rate_hz"))
+    hz = hz if hz is not None else as_int(f.rtos_fact("tick_rate_hz"))
     evidence = [f"{CONFIG}: configTICK_RATE_HZ {hz}"]
-    if hz is None:
+    if not hz:
         return unknown("the tick rate is not in the record", evidence)
-    fix = "#define configTICK_RATE_HZ 1000 (or time the real-time work with a hardware timer)"
-    value = f"{hz} Hz"
-    if hz < 100:
-        return Verdict(
-            "fail",
-            f"tick of {1000 / hz:.0f} ms: delays and timeouts are that coarse",
-            evidence,
-            fix,
-            value,
-        )
-    if hz < 1000:
-        return Verdict(
-            "warn",
-            f"tick of {1000 / hz:.1f} ms: delays and timeouts round up to it",
-            evidence,
-            fix,
-            value,
-        )
-    return Verdict("pass", f"tick of {1000 / hz:.2g} ms", evidence, value=value)
+    return rtos_generic.tick_verdict(
+        hz,
+        evidence,
+        "#define configTICK_RATE_HZ 1000 (or time the real-time work with a hardware timer)",
+    )
 
 
 # ---- rtos-assertions ----
@@ -267,41 +240,28 @@ def trace_hooks(f: Facts) -> Verdict:
 # ---- rtos-heap ----
 def heap(f: Facts) -> Verdict:
     scheme = f.rtos_fact("heap")
-    size = _int(f.rtos_fact("heap_bytes"))
-    low = (
-        f.e.heap_min_free_bytes if f.e.heap_min_free_bytes is not None else f.a.heap_min_free_bytes
-    )
+    size = as_int(f.rtos_fact("heap_bytes"))
+    low, when = rtos_generic.heap_low(f)
     evidence = [
         f"heap scheme: {scheme or 'not recorded'}, {size if size is not None else '?'} bytes",
         f"lowest free (xPortGetMinimumEverFreeHeapSize): {low if low is not None else 'not recorded'}"
-        + (" at the run's end" if f.e.heap_min_free_bytes is not None else " at the start"),
+        + when,
     ]
     if scheme is None or low is None or not size:
         return unknown("the heap is not in the record", evidence)
-    share = low / size
-    value = f"{scheme}, {share:.0%} free at lowest"
-    if share < 0.01:
-        return Verdict(
-            "fail",
-            f"the heap ran out: {low} bytes left at its lowest",
-            evidence,
+    return rtos_generic.heap_verdict(
+        str(scheme),
+        size,
+        low,
+        evidence,
+        "heap_3 wraps the C library's malloc: its time is not bounded"
+        if scheme == "heap_3"
+        else None,
+        (
             "a larger configTOTAL_HEAP_SIZE, or fewer allocations at run time",
-            value,
-        )
-    if scheme == "heap_3" or share < 0.10:
-        why = (
-            "heap_3 wraps the C library's malloc: its time is not bounded"
-            if scheme == "heap_3"
-            else f"{share:.0%} of the heap left at its lowest"
-        )
-        return Verdict(
-            "warn",
-            why,
-            evidence,
             "heap_4 (or heap_1 with no frees), sized with room to spare",
-            value,
-        )
-    return Verdict("pass", f"{scheme}, {share:.0%} left at its lowest", evidence, value=value)
+        ),
+    )
 
 
 # ---- rtos-timer-task ----
@@ -320,29 +280,36 @@ def timer_task(f: Facts) -> Verdict:
         return Verdict("n/a", "software timers off: no timer task", evidence, value="off")
     if prio is None:
         return unknown("configTIMER_TASK_PRIORITY is not in the record", evidence)
+    # Its name as the trace windows give it (the record's, else the kernel's default).
+    names = f.system.trace_names()
+    name = names.timer_task if names else None
+    who = f'the timer task "{name}"' if name else "the timer task"
+    details = {"task": name} if name else {}
     fix = f"#define configTIMER_TASK_PRIORITY below the real-time tasks (under {measured})"
     if prio > measured:
         return Verdict(
             "fail",
-            f"the timer task (level {prio}) preempts the measured tasks: "
-            "every timer callback runs first",
+            f"{who} (level {prio}) preempts the measured tasks: every timer callback runs first",
             evidence,
             fix,
             f"level {prio}",
+            details,
         )
     if prio == measured:
         return Verdict(
             "warn",
-            f"the timer task shares the measured tasks' level {prio}",
+            f"{who} shares the measured tasks' level {prio}",
             evidence,
             fix,
             f"level {prio}",
+            details,
         )
     return Verdict(
         "pass",
-        f"the timer task (level {prio}) runs below the measured tasks",
+        f"{who} (level {prio}) runs below the measured tasks",
         evidence,
         value=f"level {prio}",
+        details=details,
     )
 
 

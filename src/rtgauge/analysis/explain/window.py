@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rtgauge import legacy_system
 from rtgauge.model import TestRecord, TraceEvent, TraceWindowRecord
 from rtgauge.run import Run
 
@@ -47,36 +48,31 @@ def rtos_profile(
     )
 
 
-# What a FreeRTOS record from before its port named its tasks left unsaid:
-# the kernel's default names (configIDLE_TASK_NAME, configTIMER_SERVICE_TASK_NAME)
-# and the trace hooks' name of the tick's vector.
-FREERTOS_DEFAULT_NAMES = ("IDLE", "tick", "Tmr Svc")
-
-
 def profile_of(run: Run, test: TestRecord) -> OsProfile:
     """The profile for a test's windows: Linux's, or the RTOS's from the
-    names its system record gives (a record from before those names: the
-    FreeRTOS defaults, the only RTOS whose records lacked them)."""
+    names its system record gives (rtgauge.legacy_system answers for
+    records from before they were given)."""
     scale = test.explain.prio_scale if test.explain else "linux"
     if scale != "rtos":
         return LINUX
-    rtos = run.system.rtos or {}
-    names = rtos.get("trace_names")
-    osal = str(rtos.get("name") or "freertos").lower()
-    if isinstance(names, dict):
-        return rtos_profile(
-            osal, names.get("idle_task"), names.get("tick"), names.get("timer_task")
-        )
-    idle, tick, timer = FREERTOS_DEFAULT_NAMES
-    return rtos_profile(osal, idle, tick, timer)
+    names = run.system.trace_names()
+    port = run.system.port or "rtos"
+    if names is None:  # an RTOS that names nothing: no idle task, no tick known
+        return rtos_profile(port, None, None, None)
+    return rtos_profile(port, names.idle_task, names.tick, names.timer_task)
 
 
 def legacy_profile(prio_scale: str) -> OsProfile:
-    """A profile from a window's priority scale alone (windows made by hand)."""
+    """A profile from a window's priority scale alone (windows made by hand):
+    an RTOS's with the names the first RTOS port gave."""
     if prio_scale != "rtos":
         return LINUX
-    idle, tick, timer = FREERTOS_DEFAULT_NAMES
-    return rtos_profile("freertos", idle, tick, timer)
+    return rtos_profile(
+        legacy_system.FREERTOS,
+        legacy_system.FREERTOS_IDLE_TASK,
+        legacy_system.FREERTOS_TICK,
+        legacy_system.FREERTOS_TIMER_TASK,
+    )
 
 
 @dataclass(frozen=True)

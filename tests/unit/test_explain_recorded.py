@@ -76,7 +76,7 @@ def test_explain_command_formats(cli: Any) -> None:
     assert "SCHED_FIFO 98" in doc[0]["windows"][0]["culprit"]
     code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--test", "TMR-P-LAT")
     assert code == 0 and "### Why the worst case: TMR-P-LAT" in out
-    code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--format", "html")
+    code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--format", "html", "--out", "-")
     assert code == 0 and "<svg" in out and "release" in out
 
 

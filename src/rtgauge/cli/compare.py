@@ -23,7 +23,7 @@ KNOWN_SUFFIXES = (".txt", ".md", ".json", ".html", ".htm", ".csv")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_run_inputs(p, "bundles", nargs="+")
-    add_output(p, FORMATS, piped="md")
+    add_output(p, FORMATS, piped="md", html_name="compare-A-B.html")
     p.add_argument("--criteria", type=Path, help="rating criteria (JSON) instead of the built-in")
     p.add_argument("--csv", type=Path, metavar="DIR", help="also write every table as CSV/JSON")
     add_deadline(p)

@@ -25,7 +25,7 @@ FORMATS = ("text", "md", "html", "json")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_run_inputs(p, "bundle")
     p.add_argument("--test", metavar="ID", help="one test (default: every explained test)")
-    add_output(p, FORMATS, piped="md")
+    add_output(p, FORMATS, piped="md", html_name="BUNDLE-explain.html")
     p.set_defaults(execute=execute)
 
 

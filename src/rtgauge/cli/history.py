@@ -35,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--check", action="store_true", help="exit 1 when the newest run of a system regressed"
     )
-    add_output(p, FORMATS, piped="text")
+    add_output(p, FORMATS, piped="text", html_name="history.html")
     # The old spelling of --format html --out FILE, kept for one release.
     p.add_argument("--html", nargs="?", const="", metavar="FILE", help=argparse.SUPPRESS)
     p.set_defaults(execute=execute)

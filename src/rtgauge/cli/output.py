@@ -40,18 +40,28 @@ _BY_SUFFIX = {
 }
 
 
-def add_output(p: argparse.ArgumentParser, formats: Sequence[str], piped: str = "text") -> None:
-    """--format (one of formats) and --out, with the defaults above."""
+def add_output(
+    p: argparse.ArgumentParser,
+    formats: Sequence[str],
+    piped: str = "text",
+    html_name: str = "NAME.html",
+) -> None:
+    """--format (one of formats) and --out, with the defaults above;
+    html_name says in the help where html goes without --out."""
     formats = tuple(formats)
     assert piped in formats
     terminal = "text" if "text" in formats else piped
+    default = (
+        terminal
+        if terminal == piped
+        else f"{terminal} when stdout is a terminal, {piped} when it is not"
+    )
     p.add_argument(
         "--format",
         choices=formats,
-        help=f"default: {terminal} when stdout is a terminal, {piped} when it is not, "
-        "or what --out FILE's extension names",
+        help=f"default: {default}; with --out FILE, the format its extension names",
     )
-    where = "stdout; html: ./NAME.html, NAME the input's name" if "html" in formats else "stdout"
+    where = f"stdout; html: ./{html_name}" if "html" in formats else "stdout"
     p.add_argument(
         "--out",
         metavar="FILE|-",

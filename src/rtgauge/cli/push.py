@@ -58,6 +58,10 @@ def refuse_non_bundle(path: Path) -> None:
         raise UsageError(f"{path}: not a bundle (.json) or a probe stream (.jsonl): not pushed")
     if path.suffix == ".jsonl":
         return
+    if path.name.endswith(".out.json"):  # what `report --format json` wrote beside a bundle
+        raise UsageError(
+            f"{path}: a report written by rtgauge report --format json, not a bundle: not pushed"
+        )
     try:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError):

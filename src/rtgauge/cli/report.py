@@ -17,7 +17,7 @@ from rtgauge.report.run_report import run_report
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_run_inputs(p, "bundle")
-    add_output(p, sorted(EXPORTERS), piped="md")
+    add_output(p, sorted(EXPORTERS), "md", "BUNDLE.html, run-ID.html for a stored run")
     p.add_argument("--csv", type=Path, metavar="DIR", help="also write every table as CSV and JSON")
     add_deadline(p)
     p.set_defaults(execute=execute)

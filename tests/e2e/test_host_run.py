@@ -73,7 +73,7 @@ def _start(tmp_path: Path) -> subprocess.Popen[str]:
             "run",
             "--quick",
             "--tests",
-            "CLK-P-RES,TMR-P-LAT",
+            "CLK-P-RES,TMR-P-LAT,SEM-B-LCK",  # the last never runs when TMR-P-LAT is stopped
             "--opt",
             "TMR-P-LAT.duration_ms=30000",
             "--results-dir",
@@ -107,6 +107,8 @@ def test_sigint_keeps_partial_samples_and_marks_the_run(tmp_path: Path) -> None:
     lat = b.tests[-1]
     assert lat["id"] == "TMR-P-LAT" and lat["status"] == "interrupted"
     assert lat["metrics"][-1]["count"] > 0
+    # The count line counts the test cut short and the one never started.
+    assert "\n3 tests: 1 passed, 0 failed, 0 errors, 0 skipped, 1 interrupted, 1 not run (" in out
     report = rtgauge(
         "report", str(next(tmp_path.glob("*/*.json"))), "--format", "html", "--out", "-"
     )

@@ -98,6 +98,10 @@ def test_report_writes_where_out_says_and_never_beside_the_bundle(
     assert (work / "20261124T081910Z.html").read_text().startswith("<!DOCTYPE html>")
     code, out, _ = cli("report", str(bundle), "--out", str(tmp_path / "r.md"))
     assert code == 0 and (tmp_path / "r.md").read_text().startswith("<!-- rtgauge: vm")
+    code, _, _ = cli("report", str(bundle), "--out", str(tmp_path / "t.csv"))
+    assert code == 0 and (tmp_path / "t.csv").read_text().startswith("# ")
+    code, _, _ = cli("report", str(bundle), "--format", "csv", "--out", str(tmp_path / "tables"))
+    assert code == 0 and len(list((tmp_path / "tables").glob("*.csv"))) > 3
     assert [p.name for p in store.iterdir()] == [bundle.name]  # nothing into the store
     code, _, err = cli("report", str(bundle), "--format", "json", "--out", str(bundle))
     assert code == 2 and "refusing to overwrite the input" in err
@@ -126,6 +130,8 @@ def test_every_listing_command_has_json(cli: Any, tmp_path: Path) -> None:
     (group,) = json.loads(out)
     assert code == 0 and group["system"] and len(group["runs"]) == 2
     assert set(group["runs"][0]["tests"]["TMR-P-LAT"]) >= {"max µs", "verdicts"}
+    code, out, _ = cli("history", "--store", str(store), "--label", "none", "--format", "json")
+    assert code == 0 and json.loads(out) == []
     code, out, _ = cli("compare", "1", "2", "--store", str(store), "--format", "json")
     assert code == 0 and [r["bundle_version"] for r in json.loads(out)] == [1, 1]
     code, out, _ = cli("compare", "1", "2", "--store", str(store), "--format", "text")

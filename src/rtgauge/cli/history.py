@@ -109,11 +109,16 @@ def print_text(histories: list[History]) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     runs = load(args)
+    fmt = chosen_format(args)
     if not runs:
-        print(f"no runs in {term(args.store)} match")
+        if fmt == "json":
+            emit(args, "[]\n", fmt, "history")
+        else:
+            print(
+                f"no runs in {term(args.store)} match", file=sys.stderr if args.out else sys.stdout
+            )
         return 0
     histories = build(runs)
-    fmt = chosen_format(args)
     if args.html is not None:
         _old_html(args, histories)
     elif fmt == "text":

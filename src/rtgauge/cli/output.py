@@ -130,13 +130,14 @@ def emit_report(
     inputs: Sequence[Path | None] = (),
 ) -> list[Path]:
     """A report in fmt where args say: stdout, a file, or for csv given a
-    path, a folder of tables (one CSV and one JSON each)."""
+    path without the .csv extension, a folder of tables (one CSV and one
+    JSON file each)."""
     from rtgauge.report.formats import EXPORTERS
 
     exporter = EXPORTERS[fmt]
     path = destination(args, fmt, name)
     refuse_inputs(path, inputs)
-    if path is not None and fmt == "csv":
+    if path is not None and fmt == "csv" and path.suffix.lower() != ".csv":
         written = exporter.write(report, path)
         print(path)
         return written

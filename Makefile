@@ -33,8 +33,23 @@ endef
 .PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser deps-postgres fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
         probe-armhf probe-cross deps-freertos firmware venv lint test-c test-asan test-py golden bench bench-server soak lab serve clean
 
+# rtgauge's exit code says what happened (README, "Exit codes"). Exit 1 is a
+# run that completed with a behaviour verdict failed: a finding about the
+# system, not a failure of the build, so `make run` says which verdicts
+# failed (rtgauge's last line) and ends with 0. Exit 2 (bad usage or input)
+# and 3 (a test errored or was killed, the run interrupted) end make with
+# that code, after a line saying what it means.
+RUN_CMD = $(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
 run: deps probe venv
-	$(RTGAUGE) run --probe $(BUILD)/rtgauge-probe $(if $(QUICK),--quick) $(ARGS)
+	@echo "$(RUN_CMD)"
+	@code=0; $(RUN_CMD) || code=$$?; \
+	case $$code in \
+	  0) ;; \
+	  1) echo "make run: the run completed; exit code 1 means a behaviour verdict failed (named above)";; \
+	  2) echo "make run: rtgauge exit 2: bad usage or input, nothing was run" >&2; exit 2;; \
+	  *) echo "make run: rtgauge exit $$code: a test errored or was killed, or the run was interrupted" >&2; \
+	     exit $$code;; \
+	esac
 
 test: deps deps-qemu deps-ssh deps-browser deps-postgres probe probe-asan probe-c11 probe-cross firmware venv lint test-c test-asan fuzz test-py
 

@@ -43,3 +43,30 @@ def term(text: Any) -> str:
     sequences could rewrite the screen) shown as \\xNN, newlines as spaces."""
     s = str(text).replace("\n", " ")
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", s)
+
+
+CLIP_MARK = "…"
+_NUMBER_WORD = re.compile(r"[-+]?[0-9][0-9,.]*%?")
+_NUMBER_TAIL = re.compile(r"[-+]?[0-9][0-9,.]*$")
+
+
+def clip(text: str, width: int) -> str:
+    """text cut to width columns with a visible mark (…): the longest head of
+    whole words that fits, a number kept whole or dropped with its unit
+    ("20459" without its "ns" says nothing). A single word wider than width
+    is cut between letters, a number at its end dropped whole."""
+    if len(text) <= width:
+        return text
+    room = max(width - len(CLIP_MARK), 0)
+    words = text.split(" ")
+    kept: list[str] = []
+    for w in words:
+        if len(" ".join([*kept, w])) > room:
+            if kept and _NUMBER_WORD.fullmatch(kept[-1]) and w[:1].isalpha():
+                kept.pop()
+            break
+        kept.append(w)
+    head = " ".join(kept).rstrip(" :,;(")
+    if not head:
+        head = _NUMBER_TAIL.sub("", text[:room])
+    return head + CLIP_MARK

@@ -58,7 +58,7 @@ def test_history_page_in_chromium(sample_records: list[dict[str, Any]], tmp_path
         when = f"2026-01-0{day}T00:00:00+00:00"
         store(results, make(sample_records, when, body(5000, above)))
     page = tmp_path / "history.html"
-    r = history(results, "--html", str(page))
+    r = history(results, "--format", "html", "--out", str(page))
     assert r.returncode == 0 and page.exists()
     dom = browse(page, tmp_path, "--dump-dom")
     assert dom.returncode == 0

@@ -51,8 +51,9 @@ def test_run_stores_indexes_and_reports(tmp_path: Path) -> None:
     assert "[2/2] TMR-P-LAT ok" in proc.stderr  # progress, one line per test off a tty
     runs = rtgauge("runs", "--results-dir", str(tmp_path))
     assert runs.returncode == 0 and bundles[0].name in runs.stdout
-    md = rtgauge("report", str(bundles[0]), "--format", "md")
-    assert md.returncode == 0 and Path(md.stdout.strip()).read_text().count("| figure (µs)") == 2
+    md = rtgauge("report", str(bundles[0]), "--format", "md")  # to stdout, nothing into the store
+    assert md.returncode == 0 and md.stdout.count("| figure (µs)") == 2
+    assert sorted(p.suffix for p in bundles[0].parent.iterdir()) == [".html", ".json"]
 
 
 def test_bad_probe_arguments_are_relayed_and_nothing_is_stored(tmp_path: Path) -> None:
@@ -72,7 +73,7 @@ def _start(tmp_path: Path) -> subprocess.Popen[str]:
             "run",
             "--quick",
             "--tests",
-            "CLK-P-RES,TMR-P-LAT",
+            "CLK-P-RES,TMR-P-LAT,SEM-B-LCK",  # the last never runs when TMR-P-LAT is stopped
             "--opt",
             "TMR-P-LAT.duration_ms=30000",
             "--results-dir",
@@ -106,7 +107,11 @@ def test_sigint_keeps_partial_samples_and_marks_the_run(tmp_path: Path) -> None:
     lat = b.tests[-1]
     assert lat["id"] == "TMR-P-LAT" and lat["status"] == "interrupted"
     assert lat["metrics"][-1]["count"] > 0
-    report = rtgauge("report", str(next(tmp_path.glob("*/*.json"))), "--out", "-")
+    # The count line counts the test cut short and the one never started.
+    assert "\n3 tests: 1 passed, 0 failed, 0 errors, 0 skipped, 1 interrupted, 1 not run (" in out
+    report = rtgauge(
+        "report", str(next(tmp_path.glob("*/*.json"))), "--format", "html", "--out", "-"
+    )
     assert "incomplete run" in report.stdout
 
 
@@ -122,7 +127,9 @@ def test_killed_probe_keeps_every_record_written_before(tmp_path: Path) -> None:
     assert not b.complete and b.end is None
     assert [t["id"] for t in b.tests] == ["CLK-P-RES"]
     assert not partial.exists()
-    report = rtgauge("report", str(next(tmp_path.glob("*/*.json"))), "--out", "-")
+    report = rtgauge(
+        "report", str(next(tmp_path.glob("*/*.json"))), "--format", "html", "--out", "-"
+    )
     assert report.returncode == 0 and "INCOMPLETE" in report.stdout
 
 
@@ -133,7 +140,7 @@ def test_killed_host_leaves_the_partial_records(tmp_path: Path) -> None:
     proc.communicate(timeout=60)
     records = [json.loads(x) for x in partial.read_text().splitlines()]
     assert [r["record"] for r in records][:2] == ["system", "test"]
-    report = rtgauge("report", str(partial), "--out", "-")
+    report = rtgauge("report", str(partial), "--format", "html", "--out", "-")
     assert report.returncode == 0 and "INCOMPLETE" in report.stdout
     # The orphaned probe sees its output pipe closed and stops with its test.
     for _ in range(100):

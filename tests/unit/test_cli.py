@@ -14,7 +14,7 @@ import pytest
     [
         ([], "the following arguments are required: command"),
         (["frobnicate"], "invalid choice"),
-        (["report"], "the following arguments are required: bundle"),
+        (["report"], "the following arguments are required: RUN"),
         (["report", "/nonexistent/x.json"], "cannot read /nonexistent/x.json"),
         (["runs", "--results-dir"], "expected one argument"),
         (

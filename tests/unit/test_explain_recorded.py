@@ -77,7 +77,7 @@ def test_explain_command_formats(cli: Any) -> None:
     assert "SCHED_FIFO 98" in culprit["text"] and culprit["whom"]["comm"] == "python3"
     code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--test", "TMR-P-LAT")
     assert code == 0 and "### Why the worst case: TMR-P-LAT" in out
-    code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--format", "html")
+    code, out, _ = cli("explain", str(DATA / "hog_run.json"), "--format", "html", "--out", "-")
     assert code == 0 and "<svg" in out and "release" in out
 
 

@@ -16,7 +16,16 @@ from rtgauge.run import Run
 def test_each_format_renders_the_run_report(sample_records: list[dict[str, Any]]) -> None:
     bundle = bundle_from_records(sample_records, "x")
     report = bundle_report(bundle)
-    assert set(EXPORTERS) == {"html", "md", "json", "csv", "junit", "lava", "cyclictest-hist"}
+    assert set(EXPORTERS) == {
+        "text",
+        "html",
+        "md",
+        "json",
+        "csv",
+        "junit",
+        "lava",
+        "cyclictest-hist",
+    }
     html = EXPORTERS["html"].render(report)
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html
     md = EXPORTERS["md"].render(report)

@@ -86,7 +86,7 @@ def test_help_imports_no_command_and_no_heavy_library(tmp_path: Path) -> None:
 def test_a_commands_help_imports_only_that_command(tmp_path: Path) -> None:
     code, out, modules = run_cli(["runs", "--help"], tmp_path)
     assert code == 0 and "--label" in out
-    assert commands(modules) == {"rtgauge.cli.runs", "rtgauge.cli.common"}
+    assert commands(modules) == {"rtgauge.cli.runs", "rtgauge.cli.common", "rtgauge.cli.output"}
 
 
 def test_list_imports_no_heavy_library(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_list_imports_no_heavy_library(tmp_path: Path) -> None:
     probe.chmod(0o755)
     code, out, modules = run_cli(["list", "--probe", str(probe)], tmp_path)
     assert code == 0 and "TMR-P-LAT" in out and "period_us" in out
-    assert commands(modules) == {"rtgauge.cli.list_cmd"}
+    assert commands(modules) == {"rtgauge.cli.list_cmd", "rtgauge.cli.output"}
     # The probe's lines are checked against the contract: jsonschema is used.
     assert modules & HEAVY == {"jsonschema"}
 
@@ -111,7 +111,7 @@ def test_runs_imports_sqlalchemy_and_nothing_heavier(
     writer.finish()
     code, out, modules = run_cli(["runs", "--store", str(store)], tmp_path)
     assert code == 0 and "vm" in out and "no runs" not in out
-    assert commands(modules) == {"rtgauge.cli.runs", "rtgauge.cli.common"}
+    assert commands(modules) == {"rtgauge.cli.runs", "rtgauge.cli.common", "rtgauge.cli.output"}
     # The index is SQLite through SQLAlchemy's core; a store at the current
     # schema is read without Alembic, and no bundle is read, checked or analysed.
     assert modules & HEAVY == {"sqlalchemy"}

@@ -111,8 +111,9 @@ def test_a_run_into_a_database_store_keeps_its_files_here_too(
     assert code == 0, err
     (bundle,) = (tmp_path / "rtgauge-results").glob("vm/*.json")
     assert not (tmp_path / "rtgauge-results" / "index.sqlite").exists()
-    code, out, _ = cli("runs", "--label", "db")
-    assert code == 0 and "run 1" in out and "vm" in out
+    code, out, _ = cli("runs", "--label", "db", "--format", "json")
+    (row,) = json.loads(out)
+    assert code == 0 and row["id"] == 1 and row["host"] == "vm" and row["file"] is None
     code, out, _ = cli("history", "--label", "db")
     assert code == 0 and "vm — label db: 1 runs" in out
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from rtgauge.audit import DEFAULT_BUDGET_NS, judge
 from rtgauge.cli.common import parse_duration_ns
+from rtgauge.cli.output import add_output, chosen_format, emit
 from rtgauge.errors import RunError, UsageError
 from rtgauge.fmt import term
 from rtgauge.model import Bundle, Record, bundle_from_records, parse_line
@@ -28,7 +29,7 @@ FORMATS = ("text", "md", "json")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_target_options(p)
     p.add_argument("--cpus", help="the CPUs to judge, as a run would measure them (default: all)")
-    p.add_argument("--format", choices=FORMATS, default="text", help="text (default), md or json")
+    add_output(p, FORMATS, piped="text")
     p.add_argument(
         "--deadline",
         help="the latency budget idle states and time slices are weighed against (default 100us)",
@@ -74,20 +75,21 @@ def execute(args: argparse.Namespace) -> int:
     bundle.target = target_record
     system, end = bundle.system_view(), bundle.end_view()
     audit = judge(system, end, bundle.target_view(), budget)
-    if args.format == "json":
-        print(audit_json(audit))
+    fmt = chosen_format(args)
+    if fmt == "json":
+        emit(args, audit_json(audit) + "\n", fmt, "check")
     else:
         header = (
             f"rtgauge check: {system.host.hostname}, {system.host.os} {system.host.release} "
             f"(target {bundle.target_view().kind}), CPUs {','.join(map(str, system.cpu.selected))}"
         )
-        if args.format == "md":
+        if fmt == "md":
             blocks: list[Block] = [
                 Heading(1, f"rtgauge check: {system.host.hostname}"),
                 Para(header, "lead"),
             ]
             blocks += audit_blocks(audit)
-            print(EXPORTERS["md"].render(Report(HEADING, blocks)), end="")
+            emit(args, EXPORTERS["md"].render(Report(HEADING, blocks)), fmt, "check")
         else:
-            print(audit_text(audit, header))
+            emit(args, audit_text(audit, header) + "\n", fmt, "check")
     return 1 if audit.failed else 0

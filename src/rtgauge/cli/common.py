@@ -35,7 +35,14 @@ def resolve_store(args: argparse.Namespace) -> None:
 
 
 def add_push(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--push", metavar="URL", help="also send the run to a result server")
+    """--server URL: also send the run to a result server, spelt as `rtgauge
+    push --server` spells it (--push URL is its old spelling, noted)."""
+    from rtgauge.cli.old_spellings import Renamed
+
+    p.add_argument(
+        "--server", dest="push", metavar="URL", help="also send the run to this result server"
+    )
+    p.add_argument("--push", dest="push", action=Renamed, new="--server")
     add_token_file(p)
 
 

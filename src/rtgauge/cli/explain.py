@@ -1,29 +1,29 @@
-"""rtgauge explain BUNDLE: why each worst sample of a stored run was late, as
-the report says it, for one test or all (Markdown, HTML or JSON)."""
+"""rtgauge explain RUN: why each worst sample of a stored run was late, as
+the report says it, for one test or all (text, Markdown, HTML or JSON).
+RUN is a bundle file or a stored run's id."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 from rtgauge.analysis.analysed_run import AnalysedRun, explained_json
+from rtgauge.cli.output import add_output, chosen_format, emit, emit_report
+from rtgauge.cli.run_source import add_run_inputs, read_run
 from rtgauge.errors import UsageError
-from rtgauge.model import TestRecord, load_bundle
+from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Heading, Para, Report
 from rtgauge.report.explain_section import test_section
-from rtgauge.report.formats import EXPORTERS
 from rtgauge.run import Run
 
-FORMATS = ("md", "html", "json")
+FORMATS = ("text", "md", "html", "json")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("bundle", type=Path, help="a bundle (.json) or a probe stream (.jsonl)")
+    add_run_inputs(p, "bundle")
     p.add_argument("--test", metavar="ID", help="one test (default: every explained test)")
-    p.add_argument("--format", choices=FORMATS, default="md")
+    add_output(p, FORMATS, piped="md", html_name="BUNDLE-explain.html")
     p.set_defaults(execute=execute)
 
 
@@ -53,12 +53,13 @@ def as_json(a: AnalysedRun, tests: list[TestRecord]) -> list[dict[str, Any]]:
 
 
 def execute(args: argparse.Namespace) -> int:
-    a = AnalysedRun.of(load_bundle(args.bundle))
+    source = read_run(args.bundle, args.store)
+    a = AnalysedRun.of(source.bundle)
     run = a.run
     tests = _chosen(run, args.test)
-    if args.format == "json":
-        json.dump(as_json(a, tests), sys.stdout, indent=1)
-        sys.stdout.write("\n")
+    fmt, name = chosen_format(args), f"{source.name}-explain"
+    if fmt == "json":
+        emit(args, json.dumps(as_json(a, tests), indent=1) + "\n", fmt, name, [source.path])
         return 0
     blocks: list[Block] = [Heading(1, f"Why the worst cases: {run.host} {run.system.host.release}")]
     if not run.complete:
@@ -66,6 +67,5 @@ def execute(args: argparse.Namespace) -> int:
     for t in tests:
         blocks += test_section(a, t)
     report = Report(f"rtgauge explain: {run.host}", blocks, [run], [a])
-    exporter = EXPORTERS[args.format]
-    sys.stdout.write(exporter.render(report))
+    emit_report(args, report, fmt, name, [source.path])
     return 0

@@ -1,9 +1,12 @@
 """rtgauge history: the stored runs of a system over time, regressions
-between consecutive comparable runs, and a long-term HTML view."""
+between consecutive comparable runs, and a long-term HTML view
+(--format html)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 from dataclasses import replace
 from datetime import datetime
@@ -12,6 +15,9 @@ from pathlib import Path
 
 from rtgauge.analysis.history import History, build, system_name
 from rtgauge.cli.common import add_results_dir
+from rtgauge.cli.history_json import history_json
+from rtgauge.cli.old_spellings import GOING
+from rtgauge.cli.output import add_output, chosen_format, emit, note
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.report.formats import EXPORTERS
@@ -29,14 +35,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--check", action="store_true", help="exit 1 when the newest run of a system regressed"
     )
-    p.add_argument(
-        "--html",
-        nargs="?",
-        const="",
-        metavar="FILE",
-        help="also write the long-term view as one HTML page",
-    )
+    add_output(p, FORMATS, piped="text", html_name="history.html")
+    # The old spelling of --format html --out FILE, kept for one release.
+    p.add_argument("--html", nargs="?", const="", metavar="FILE", help=argparse.SUPPRESS)
     p.set_defaults(execute=execute)
+
+
+FORMATS = ("text", "md", "html", "json")
 
 
 def _since(text: str) -> str:
@@ -104,20 +109,42 @@ def print_text(histories: list[History]) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     runs = load(args)
+    fmt = chosen_format(args)
     if not runs:
-        print(f"no runs in {term(args.store)} match")
+        if fmt == "json":
+            emit(args, "[]\n", fmt, "history")
+        else:
+            print(
+                f"no runs in {term(args.store)} match", file=sys.stderr if args.out else sys.stdout
+            )
         return 0
     histories = build(runs)
-    print_text(histories)
     if args.html is not None:
-        path = Path(args.html) if args.html else args.results_dir / f"history-{utc_stamp()}.html"
-        (written,) = EXPORTERS["html"].write(history_report(histories), path)
-        print(f"\nhistory page: {written}")
+        _old_html(args, histories)
+    elif fmt == "text":
+        with contextlib.redirect_stdout(io.StringIO()) as text:
+            print_text(histories)
+        emit(args, text.getvalue().removeprefix("\n"), fmt, "history")
+    elif fmt == "json":
+        emit(args, history_json(histories), fmt, "history")
+    else:
+        emit(args, EXPORTERS[fmt].render(history_report(histories)), fmt, "history")
     regressed = [h for h in histories if h.runs[-1].regressed]
     if args.check:
+        # beside the text on stdout; on stderr when stdout carries a document
+        said = sys.stdout if fmt == "text" and args.out in (None, "-") else sys.stderr
         if regressed:
             names = ", ".join(term(group_title(h)) for h in regressed)
             print(f"check: the newest run regressed: {names}", file=sys.stderr)
             return 1
-        print("check: the newest runs show no regression")
+        print("check: the newest runs show no regression", file=said)
     return 0
+
+
+def _old_html(args: argparse.Namespace, histories: list[History]) -> None:
+    """--html [FILE]: the text on stdout, and the page in FILE (or in the store)."""
+    note(f"--html [FILE] is now --format html --out FILE; {GOING}")
+    print_text(histories)
+    path = Path(args.html) if args.html else args.results_dir / f"history-{utc_stamp()}.html"
+    (written,) = EXPORTERS["html"].write(history_report(histories), path)
+    print(f"\nhistory page: {written}")

@@ -88,11 +88,13 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def _table(outcomes: list[Outcome]) -> None:
-    print(f"{'target':<24} {'machine':<40} {'exit':>4}  result", file=sys.stderr)
-    for o in outcomes:
+    """A line per target, its name and machine in full (columns as wide as
+    the longest)."""
+    names = [term(o.entry.name) for o in outcomes]
+    machines = [term(o.entry.machine) for o in outcomes]
+    wn = max([len("target"), *map(len, names)])
+    wm = max([len("machine"), *map(len, machines)])
+    print(f"{'target':<{wn}} {'machine':<{wm}} {'exit':>4}  result", file=sys.stderr)
+    for o, name, machine in zip(outcomes, names, machines, strict=True):
         result = str(o.path) if o.path else f"failed: {o.error}"
-        print(
-            f"{term(o.entry.name)[:24]:<24} {term(o.entry.machine)[:40]:<40} {o.code:>4}  "
-            f"{term(result)}",
-            file=sys.stderr,
-        )
+        print(f"{name:<{wn}} {machine:<{wm}} {o.code:>4}  {term(result)}", file=sys.stderr)

@@ -8,6 +8,7 @@ one (its reason is said) or bad usage, 3 the server could not be reached
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -33,8 +34,56 @@ def say(name: str, got: pushing.Pushed) -> None:
     print(f"{prefix}{term(name)}: {term(got.message)}", file=out)
 
 
+# The top-level keys of a bundle (model.Bundle.to_json): a file with others
+# is something made from runs (a report's JSON, a comparison), not a run.
+BUNDLE_KEYS = {
+    "bundle_version",
+    "created_at",
+    "target",
+    "command",
+    "probe_version",
+    "complete",
+    "system",
+    "tests",
+    "end",
+    "label",
+    "import",
+}
+
+
+def refuse_non_bundle(path: Path) -> None:
+    """A file a glob over a store may also match (a report, an index, a
+    comparison) is refused by name, before its content is checked in full."""
+    if path.suffix not in (".json", ".jsonl"):
+        raise UsageError(f"{path}: not a bundle (.json) or a probe stream (.jsonl): not pushed")
+    if path.suffix == ".jsonl":
+        return
+    if path.name.endswith(".out.json"):  # what `report --format json` wrote beside a bundle
+        raise UsageError(
+            f"{path}: a report written by rtgauge report --format json, not a bundle: not pushed"
+        )
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return  # bundle_bytes says what is wrong with it
+    if isinstance(data, list):
+        raise UsageError(f"{path}: a list of runs (a report's JSON), not a bundle: not pushed")
+    if isinstance(data, dict) and str(data.get("schema", "")).startswith("rtgauge-analysis/"):
+        raise UsageError(
+            f"{path}: an analysed run (rtgauge report --format json), not a bundle: not pushed"
+        )
+    extra = sorted(set(data) - BUNDLE_KEYS) if isinstance(data, dict) else []
+    if extra:
+        raise UsageError(
+            f"{path}: not a bundle (it has {', '.join(extra)}: a report made from a run); "
+            "push the run's own file"
+        )
+
+
 def push_files(paths: list[Path], server: str, token: str) -> int:
     """Pushes bundle files; the exit code of the worst outcome."""
+    for p in paths:
+        refuse_non_bundle(p)
     raws = [(p, pushing.bundle_bytes(p)) for p in paths]  # every file checked first
     worst = 0
     for path, raw in raws:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from rtgauge.cli.common import add_results_dir
-from rtgauge.fmt import term
+from rtgauge.cli.output import add_output, chosen_format, emit
+from rtgauge.fmt import clip, term
 from rtgauge.store import RunFilter, open_store, row_dict
 
 
@@ -14,6 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_dir(p)
     p.add_argument("--label", help="only the runs stored with this label")
     p.add_argument("--host", help="only the runs of this host, or of this labgrid place (a board)")
+    add_output(p, ("text", "json"), piped="text")
     p.set_defaults(execute=execute)
 
 
@@ -26,22 +29,28 @@ def list_runs(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def execute(args: argparse.Namespace) -> int:
     rows = [r for r in list_runs(args) if _of(r, args.host)]
+    for r in rows:  # where its bundle is: a file of a directory store, else its id alone
+        where = args.results_dir / r["path"] if args.store.is_directory and r["path"] else None
+        r["file"] = str(where) if where else None
+    if chosen_format(args) == "json":
+        emit(args, json.dumps(rows, indent=1, ensure_ascii=False) + "\n", "json", "runs")
+        return 0
     if not rows:
         which = f" labelled {term(args.label)!r}" if args.label else ""
-        print(f"no runs{which} in {term(args.store)}")
+        emit(args, f"no runs{which} in {term(args.store)}\n", "text", "runs")
         return 0
-    print(
-        f"{'created':<26} {'host':<16} {'target':<16} {'kernel':<24} {'preempt':<9} "
+    lines = [
+        f"{'id':>5} {'created':<26} {'host':<16} {'target':<16} {'kernel':<24} {'preempt':<9} "
         f"{'tests':>5} {'status':<10} {'label':<16} path"
-    )
+    ]
     for r in rows:
-        where = args.results_dir / r["path"] if args.store.is_directory and r["path"] else None
-        print(
-            f"{term(r['created_at']):<26} {term(r['host'])[:16]:<16} {term(r['target'])[:16]:<16} "
-            f"{term(r['kernel'])[:24]:<24} {term(r['preempt']):<9} {r['tests']:>5} "
-            f"{status(r):<10} {term(r['label'] or '—')[:16]:<16} "
-            f"{term(where) if where else 'run ' + str(r['id'])}"
+        lines.append(
+            f"{r['id']:>5} {term(r['created_at']):<26} {clip(term(r['host']), 16):<16} "
+            f"{clip(term(r['target']), 16):<16} {clip(term(r['kernel']), 24):<24} "
+            f"{term(r['preempt']):<9} {r['tests']:>5} {status(r):<10} "
+            f"{clip(term(r['label'] or '—'), 16):<16} {term(r['file']) if r['file'] else '—'}"
         )
+    emit(args, "\n".join(lines) + "\n", "text", "runs")
     return 0
 
 

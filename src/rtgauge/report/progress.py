@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from typing import TextIO
 
-from rtgauge.fmt import term
+from rtgauge.fmt import clip, term
 from rtgauge.model import Record, System, TestRecord
 
 BAR_WIDTH = 20
@@ -50,7 +51,9 @@ class Progress:
     def _line(self, text: str) -> None:
         elapsed = time.monotonic() - self.t0
         if self.tty:
-            self.out.write(f"\r\033[K{elapsed:6.1f}s {text}")
+            # One screen line, or \r no longer rewrites it: cut with a mark.
+            width = shutil.get_terminal_size().columns - 1
+            self.out.write(f"\r\033[K{clip(f'{elapsed:6.1f}s {text}', width)}")
         else:
             self.out.write(f"{elapsed:6.1f}s {text}\n")
         self.out.flush()

@@ -8,9 +8,11 @@ goes through fmt.term: a hostname cannot send escape sequences to the terminal.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rtgauge.analysis.analysed_run import AnalysedRun
-from rtgauge.fmt import term, us2
-from rtgauge.model import Metric, TestRecord
+from rtgauge.fmt import clip, term, us2
+from rtgauge.model import Bundle, End, Metric, TestRecord
 
 _TROUBLE = ("fail", "error", "interrupted")
 
@@ -37,7 +39,7 @@ def _test_lines(t: TestRecord, per_test: int) -> list[str]:
     for i, m in enumerate(metrics[:per_test]):
         head = f"{t.id:<11} {status:<11}" if i == 0 else " " * 23
         lines.append(
-            f"{head} {term(m.name)[:40]:<40} {us2(m.max):>11} {_tail(m):>16} "
+            f"{head} {clip(term(m.name), 40):<40} {us2(m.max):>11} {_tail(m):>16} "
             f"{us2(m.mean):>10} {m.count:>9}"
         )
     if len(metrics) > per_test:
@@ -47,13 +49,71 @@ def _test_lines(t: TestRecord, per_test: int) -> list[str]:
         lines.append(f"{t.id:<11} {status:<11} {term(t.title)}")
     for v in sorted(t.verdicts, key=lambda v: v.passed):
         mark = "PASS" if v.passed else "FAIL"
-        lines.append(f"{'':23} {mark} {term(v.name)}: {term(v.observed)[:80]}")
+        lines.append(f"{'':23} {mark} {term(v.name)}: {clip(term(v.observed), OBSERVED)}")
     if t.reason:
         lines.append(f"{'':23} reason: {term(t.reason)}")
     return lines
 
 
 FIGURES_PER_TEST = 4  # the rest are in the report
+OBSERVED = 80  # columns of a verdict's observation; the report has it whole
+
+
+def count_line(bundle: Bundle) -> str:
+    """How many tests the run meant to run and what became of each: the
+    probe's counts, the test cut short by a signal (interrupted) and the
+    tests it never reached (not run). A run whose end record is missing
+    (the host lost the target) is counted from its test records."""
+    planned = len(bundle.system_view().run.tests)
+    tests = bundle.test_views()
+    e = bundle.end_view()
+    if e is None:
+        by = Counter(t.status for t in tests)
+        e = End(
+            "interrupted",
+            len(tests),
+            by["ok"] + by["pass"],
+            by["fail"],
+            by["error"],
+            by["skipped"],
+            by["interrupted"],
+            3,
+            0.0,
+        )
+        elapsed = ""
+    else:
+        elapsed = f" ({e.elapsed_ms / 1000:.1f} s)"
+    not_run = max(planned - e.tests, 0)
+    parts = [
+        f"{e.passed} passed",
+        f"{e.failed} failed",
+        f"{e.errors} errors",
+        f"{e.skipped} skipped",
+    ]
+    if e.interrupted:
+        parts.append(f"{e.interrupted} interrupted")
+    if not_run:
+        parts.append(f"{not_run} not run")
+    return f"{e.tests + not_run} tests: {', '.join(parts)}{elapsed}"
+
+
+def failed_verdicts(bundle: Bundle) -> list[str]:
+    """TEST-ID verdict-name of every behaviour verdict that failed."""
+    return [f"{t.id} {v.name}" for t in bundle.test_views() for v in t.verdicts if not v.passed]
+
+
+def verdict_line(bundle: Bundle) -> str | None:
+    """The closing line of a run whose behaviour verdicts failed: which, and
+    what exit code 1 means (the run itself completed)."""
+    failed = failed_verdicts(bundle)
+    if not failed:
+        return None
+    shown = ", ".join(term(f) for f in failed[:6])
+    more = f" and {len(failed) - 6} more" if len(failed) > 6 else ""
+    return (
+        f"behaviour verdicts failed: {shown}{more} "
+        "(exit code 1: a behaviour verdict failed; the run itself completed)"
+    )
 
 
 def summary_text(a: AnalysedRun) -> str:
@@ -84,10 +144,8 @@ def summary_text(a: AnalysedRun) -> str:
     )
     for t in order_tests(a.run.tests):
         lines += _test_lines(t, FIGURES_PER_TEST)
-    e = a.run.end
-    if e:
-        lines.append(
-            f"\n{e.tests} tests: {e.passed} passed, {e.failed} failed, {e.errors} errors,"
-            f" {e.skipped} skipped ({e.elapsed_ms / 1000:.1f} s)"
-        )
+    lines.append("\n" + count_line(bundle))
+    verdicts = verdict_line(bundle)
+    if verdicts:
+        lines.append(verdicts)
     return "\n".join(lines)

@@ -52,9 +52,7 @@ def rules_markdown() -> str:
     ]
     for i, r in enumerate((*RULES, BEFORE_WINDOW, REMAINDER), start=1):
         kind = "by the handler" if r.kind_of else f"`{r.kind}`"
-        lines.append(
-            f"| {i} | `{r.name}` | {kind} | {_party(r)} | {_legal(r)} | {r.says} |"
-        )
+        lines.append(f"| {i} | `{r.name}` | {kind} | {_party(r)} | {_legal(r)} | {r.says} |")
     return "\n".join(lines) + "\n"
 
 
@@ -68,7 +66,9 @@ def with_rules(text: str) -> str:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m rtgauge.analysis.explain.rules_doc docs/explain.md", file=sys.stderr)
+        print(
+            "usage: python -m rtgauge.analysis.explain.rules_doc docs/explain.md", file=sys.stderr
+        )
         return 2
     path = Path(argv[0])
     path.write_text(with_rules(path.read_text(encoding="utf-8")), encoding="utf-8")

@@ -1,5 +1,5 @@
 """Every output format of a report, one module each, behind one interface
-(exporter.py): html, md, json, csv, junit, lava, cyclictest-hist."""
+(exporter.py): text, html, md, json, csv, junit, lava, cyclictest-hist."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rtgauge.report.formats.json_bundle import JsonExporter
 from rtgauge.report.formats.junit_xml import JunitExporter
 from rtgauge.report.formats.lava_cases import LavaExporter
 from rtgauge.report.formats.markdown import MarkdownExporter
+from rtgauge.report.formats.plain_text import PlainTextExporter
 
 EXPORTERS: dict[str, Exporter] = {
     e.name: e
@@ -22,5 +23,6 @@ EXPORTERS: dict[str, Exporter] = {
         JunitExporter(),
         LavaExporter(),
         CyclictestHistExporter(),
+        PlainTextExporter(),
     )
 }

@@ -1,4 +1,4 @@
-/* Isolation: what a port provides so that the runner (core/src/runner.c)
+/* Isolation: what a port provides so that the runner (core/src/runner/runner.c)
  * can run each test apart from the probe, under a deadline, and survive a
  * test that hangs, spins or crashes. The runner keeps the policy (which
  * tests, in what order, what record to write, the exit code); the port

@@ -1,6 +1,6 @@
 # A port names its own parts in core/osal/<name>/port.cmake, with the calls
 # below; the probe's build (CMakeLists.txt) and the firmware's
-# (core/osal/freertos/CMakeLists.txt) read it through rtg_port_load(<name>).
+# (core/boards/CMakeLists.txt) read it through rtg_port_load(<name>).
 #
 #   rtg_port_sources(<dir>...)    every .c of these directories of the port
 #                                 ("." for its own): a new file needs no edit

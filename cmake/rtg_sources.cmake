@@ -1,21 +1,24 @@
 # The probe's own sources, for both builds: the probe's (CMakeLists.txt)
-# and the firmware's (core/osal/freertos/CMakeLists.txt). The port's are
-# named by its port.cmake (cmake/rtg_port.cmake).
+# and the firmware's (core/boards/CMakeLists.txt). The port's are named by
+# its port.cmake (cmake/rtg_port.cmake).
 get_filename_component(RTG_ROOT ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
 
-# The base: statistics, histogram, blocks, metrics, the JSON writer. Pure
-# computation, no OS and no OSAL: the probe, the port and the unit tests
-# build on it.
-set(RTG_BASE_SOURCES
-  ${RTG_ROOT}/core/src/stats.c ${RTG_ROOT}/core/src/hist.c ${RTG_ROOT}/core/src/json.c
-  ${RTG_ROOT}/core/src/metric.c ${RTG_ROOT}/core/src/blocks.c ${RTG_ROOT}/core/src/stop.c
-  ${RTG_ROOT}/core/src/sys_facts.c)
+# core/src/ is two layers, one folder each, with the OSAL between them.
+# The base (core/src/base/): statistics, histogram, blocks, metrics, the
+# JSON writer, the stop flag, the system facts' helpers. Pure computation in
+# ISO C, below the OSAL: the probe, the port and the unit tests build on it,
+# and it includes no header of the OSAL or of the runner
+# (tests/unit/test_core_layers.py). Its headers are public (core/include/rtg/).
+file(GLOB RTG_BASE_SOURCES CONFIGURE_DEPENDS ${RTG_ROOT}/core/src/base/*.c)
 
-# The probe's private part: every other file of core/src (command line,
-# registry, contexts, runner policy, system record), portable C, but the
-# entry point main.c (a board has its own).
-file(GLOB RTG_PROBE_SOURCES CONFIGURE_DEPENDS ${RTG_ROOT}/core/src/*.c)
-list(REMOVE_ITEM RTG_PROBE_SOURCES ${RTG_BASE_SOURCES} ${RTG_ROOT}/core/src/main.c)
+# The runner (core/src/runner/), above the OSAL: command line, registry,
+# contexts, runner policy, the records, portable C; its private headers in
+# core/src/runner/include/rtg_private/. All but the entry point main.c (a
+# board has its own).
+set(RTG_RUNNER_INCLUDE_DIR ${RTG_ROOT}/core/src/runner/include)
+set(RTG_PROBE_MAIN ${RTG_ROOT}/core/src/runner/main.c)
+file(GLOB RTG_PROBE_SOURCES CONFIGURE_DEPENDS ${RTG_ROOT}/core/src/runner/*.c)
+list(REMOVE_ITEM RTG_PROBE_SOURCES ${RTG_PROBE_MAIN})
 
 # The catalogue: every test, one file per id, with its family's helpers and
 # core/catalogue/common/; the test-only hooks (dbg/) go into the hooks build.

@@ -22,7 +22,6 @@ from probe_run import ROOT, validate
 from rtgauge.errors import UsageError
 from rtgauge.targets.firmware import find_firmware
 from rtgauge.targets.freertos_qemu import BoardOptions, BoardRun, run_on_board
-from rtgauge.targets.fw_session import system_additions
 
 SMALL = "netduinoplus2"
 RAM_128K = 128 * 1024
@@ -275,9 +274,10 @@ def test_rtgauge_run_on_the_128k_board_stores_its_memory(cli: Any, tmp_path: Pat
     assert bundle["target"]["board"] == SMALL
     board = bundle["system"]["board"]
     assert (board["name"], board["ram_bytes"], board["flash_bytes"]) == (SMALL, RAM_128K, 1 << 20)
-    assert {"runner", "idle", "interrupts", "tests"} <= set(board["stacks"])
-    assert set(board["stacks"]["tests"]) == {"SEM-B-LCK", "THR-P-SLS"}
-    assert board["heap_free_min_bytes"] > 0
+    stacks = bundle["end"]["board"]["stacks"]  # known at the end: the end record's
+    assert {"runner", "idle", "interrupts", "tests"} <= set(stacks)
+    assert set(stacks["tests"]) == {"SEM-B-LCK", "THR-P-SLS"}
+    assert bundle["end"]["audit"]["heap_min_free_bytes"] > 0
     sls = next(t for t in bundle["tests"] if t["id"] == "THR-P-SLS")
     assert any("reduced to" in n for n in sls["notes"])
 
@@ -342,7 +342,7 @@ def test_tests_that_do_not_fit_scale_to_the_heap_and_say_so(
 def test_the_system_record_names_the_board_its_memory_and_clock(
     small: tuple[BoardRun, list[Any]],
 ) -> None:
-    run, records = small
+    _, records = small
     system = records[0]
     board = system["board"]
     assert board["name"] == SMALL and board["cpu"] == "cortex-m4"
@@ -357,10 +357,11 @@ def test_the_system_record_names_the_board_its_memory_and_clock(
     assert system["clock"]["kernel_clocksource"] == "TIM5"
     assert "does not count" in system["clock"]["counter"]
     assert system["clock"]["resolution_ns"] == 1e9 / system["clock"]["freq_hz"]
-    # at the end: the heap's lowest and every stack's deepest use
-    end = system_additions(run)["board"]
-    assert 0 < end["heap_free_min_bytes"] < board["heap_bytes"]
-    stacks = end["stacks"]
+    # the end record: the heap's lowest and every stack's deepest use
+    end = records[-1]
+    assert end["record"] == "end" and "stacks" not in board
+    assert 0 < end["audit"]["heap_min_free_bytes"] < board["heap_bytes"]
+    stacks = end["board"]["stacks"]
     for name in ("runner", "idle", "interrupts"):
         assert 0 < stacks[name]["used_bytes"] < stacks[name]["stack_bytes"], name
     ran = [tid for tid, r in _tests(records).items() if r["status"] != "skipped"]

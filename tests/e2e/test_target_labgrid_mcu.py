@@ -91,7 +91,7 @@ def test_an_mcu_board_is_flashed_reset_and_read(
     assert target["boots"] == 1 and bundle["command"][0] == "rtgauge-fw"
     assert [t["id"] for t in bundle["tests"]] == ["IRQ-P-LAT", "THR-P-SLS", "SEM-B-LCK"]
     assert bundle["system"]["board"]["name"] == BOARD
-    assert set(bundle["system"]["board"]["stacks"]["tests"]) == {
+    assert set(bundle["end"]["board"]["stacks"]["tests"]) == {
         "IRQ-P-LAT", "THR-P-SLS", "SEM-B-LCK",
     }  # fmt: skip
     # Flashed once through labgrid's OpenOCDDriver, with the board's config.

@@ -1,8 +1,8 @@
 """The freertos-qemu target's host side, against a fake QEMU: the arguments
 sent over the console once the board says READY, how boots are joined into
 one run (one system record, an end record counted over every boot), what a
-restart passes on, what the MEMORY lines add to the system record, and how
-a silent or bad board ends."""
+restart passes on, which boot's stacks the end record holds, and how a
+silent or bad board ends."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ import pytest
 from rtgauge.errors import UsageError
 from rtgauge.targets.firmware import board_named, build_failure
 from rtgauge.targets.freertos_qemu import BoardOptions, BoardRun, qemu_command, run_on_board
-from rtgauge.targets.fw_session import args_line, system_additions
+from rtgauge.targets.fw_session import args_line
+from rtgauge.validate import check_record
 
 SYSTEM = json.dumps({"record": "system", "schema_version": 1})
 
@@ -161,28 +162,57 @@ def test_the_arguments_line_is_checked_before_anything_starts() -> None:
         board_named("stm32-nope")
 
 
-def test_memory_lines_become_the_board_s_stacks_in_the_system_record() -> None:
-    run = BoardRun()
-    first = {
-        "heap_free_min_bytes": 900,
+def _board(runner_used: int, tid: str) -> dict[str, Any]:
+    """An end record's "board": the firmware's stacks at the end of a boot."""
+    return {
         "stacks": {
-            "runner": {"stack_bytes": 10240, "used_bytes": 8000},
-            "tests": {"A-B-X": {"body": {"stack_bytes": 10240, "used_bytes": 5000}, "threads": 0}},
-        },
+            "runner": {"stack_bytes": 10240, "used_bytes": runner_used},
+            "tests": {tid: {"body": {"stack_bytes": 10240, "used_bytes": 5000}, "threads": 0}},
+        }
     }
-    second = {
-        "heap_free_min_bytes": 1200,
-        "stacks": {
-            "runner": {"stack_bytes": 10240, "used_bytes": 8100},
-            "tests": {"C-P-Y": {"body": {"stack_bytes": 10240, "used_bytes": 5100}, "threads": 2}},
-        },
-    }
-    run.memory += [first, second]  # fmt: skip
-    board = system_additions(run)["board"]
-    assert board["heap_free_min_bytes"] == 900  # the lowest of every boot
-    assert board["stacks"]["runner"]["used_bytes"] == 8100  # the deepest of every boot
-    assert set(board["stacks"]["tests"]) == {"A-B-X", "C-P-Y"}
-    assert system_additions(BoardRun()) == {}
+
+
+def test_the_end_of_several_boots_keeps_the_last_boot_s_stacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A boot that restarts writes no end record; the end record made from
+    every boot's test records carries the "board" of the boot that ended; a
+    MEMORY line (an older firmware's) is ignored."""
+    last = json.dumps({"record": "end", "tests": 1, "board": _board(8100, "C-P-Y")})
+    older = json.dumps({"heap_free_min_bytes": 900, "stacks": _board(8000, "A-B-X")["stacks"]})
+    fw = _fake_qemu(
+        tmp_path,
+        [
+            ["@RTG@ BEGIN", "@RTG@ READY", "@RTG@ PLAN A-B-X,C-P-Y", f"@RTG@ {SYSTEM}",
+             f"@RTG@ {_test('A-B-X', 'error')}", f"@RTG@ MEMORY {older}", "@RTG@ RESTART"],
+            ["@RTG@ BEGIN", "@RTG@ READY", "@RTG@ PLAN C-P-Y", f"@RTG@ {SYSTEM}",
+             f"@RTG@ {_test('C-P-Y', 'ok')}", f"@RTG@ {last}", "@RTG@ EXIT 0"],
+        ],
+        monkeypatch,
+    )  # fmt: skip
+    records = [json.loads(x) for x in run_on_board(BoardOptions(fw), ["--quick"], BoardRun())]
+    assert [r["record"] for r in records] == ["system", "test", "test", "end"]
+    assert "board" not in records[0]
+    end = records[-1]
+    assert end["tests"] == 2 and end["board"] == _board(8100, "C-P-Y")
+
+
+def test_an_end_without_a_board_stays_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fw = _fake_qemu(
+        tmp_path,
+        [
+            ["@RTG@ BEGIN", "@RTG@ READY", "@RTG@ PLAN A-B-X,C-P-Y", f"@RTG@ {SYSTEM}",
+             f"@RTG@ {_test('A-B-X', 'error')}", "@RTG@ RESTART"],
+            ["@RTG@ BEGIN", "@RTG@ READY", "@RTG@ PLAN C-P-Y", f"@RTG@ {SYSTEM}",
+             f"@RTG@ {_test('C-P-Y', 'ok')}", '@RTG@ {"record": "end", "tests": 1}',
+             "@RTG@ EXIT 0"],
+        ],
+        monkeypatch,
+    )  # fmt: skip
+    records = [json.loads(x) for x in run_on_board(BoardOptions(fw), ["--quick"], BoardRun())]
+    assert records[-1]["record"] == "end" and "board" not in records[-1]
 
 
 def test_a_firmware_that_does_not_fit_names_the_region_and_the_overflow() -> None:
@@ -267,3 +297,22 @@ def test_the_comparison_says_what_each_system_offers(
     section = md[md.index("## What each system offers") :]
     assert f"| {first['id']} | ran | skipped: needs processes" in section
     assert f"| {second['id']} | ran | ran; pipe: not offered by this OS, no figures |" in section
+
+
+OLD_BUNDLE = Path(__file__).resolve().parents[1] / "data" / "explain" / "freertos_run.json"
+
+
+def test_the_stacks_are_the_end_record_s_and_old_bundles_still_read() -> None:
+    """A bundle from before the end record carried the stacks has them in
+    its system record's "board" (the host added them): still valid; an end
+    record now carries the same object under "board", and a broken one is
+    refused."""
+    old = json.loads(OLD_BUNDLE.read_text())
+    stacks = old["system"]["board"]["stacks"]
+    assert check_record(old["system"], "old system")["board"]["stacks"]["runner"]["used_bytes"]
+    end = {**old["end"], "board": {"stacks": stacks}}
+    assert check_record(end, "end") is end
+    broken = json.loads(json.dumps(end))
+    broken["board"]["stacks"]["runner"]["used_bytes"] = "deep"
+    with pytest.raises(UsageError, match="board/stacks/runner/used_bytes"):
+        check_record(broken, "end")

@@ -4,7 +4,7 @@ JSON) calls nothing of the OSAL or the probe, so no two libraries depend on
 each other.
 
 Every undefined symbol of the compiled catalogue (core/catalogue/**) and of
-the probe itself (core/src: command line, registry, contexts, runner,
+the probe itself (core/src/runner: command line, registry, contexts, runner,
 system record, main) must be the OSAL's or the probe's own (rtg_*) or from
 the ISO C library; anything else (pthread_*, sem_*, clock_*, fork, waitpid
 …) would bypass the OSAL and break a port. The check runs on the POSIX
@@ -25,11 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILDS = {"posix": ROOT / "build", "c11": ROOT / "build-c11"}
 # Where CMake puts each part's objects, and the objects looked for there.
 OSAL_OBJS = Path("CMakeFiles") / "rtg_osal.dir" / "core" / "osal"
-BASE_OBJS = Path("CMakeFiles") / "rtg_base.dir" / "core" / "src"
+BASE_OBJS = Path("CMakeFiles") / "rtg_base.dir" / "core" / "src" / "base"
 PARTS = {
     "catalogue": (Path("CMakeFiles") / "rtg_catalogue_objs.dir" / "core" / "catalogue", "**/*.o"),
-    "probe": (Path("CMakeFiles") / "rtg_probe_objs.dir" / "core" / "src", "*.o"),
-    "probe main": (Path("CMakeFiles") / "rtgauge-probe.dir" / "core" / "src", "*.o"),
+    "probe": (Path("CMakeFiles") / "rtg_probe_objs.dir" / "core" / "src" / "runner", "*.o"),
+    "probe main": (Path("CMakeFiles") / "rtgauge-probe.dir" / "core" / "src" / "runner", "*.o"),
     "probe base": (BASE_OBJS, "*.o"),
     "measuring clock": (OSAL_OBJS / "cpu_counter", "*.o"),
     "names shared by every port": (OSAL_OBJS, "*.o"),

@@ -1,7 +1,8 @@
 """No file of the map names a path that does not exist.
 
-The map is every file under core/ and docs/ and the top-level guides
-(README.md, CONTRIBUTING.md). A path-like reference in them is
+The map is every file under core/, cmake/ and docs/, the top-level guides
+(README.md, CONTRIBUTING.md) and the probe's build (CMakeLists.txt). A
+path-like reference in them is
 - rooted: it begins with one of the repository's top folders (core/,
   src/, docs/, tests/, bench/, schema/, cmake/, .ci/) and must exist from
   the root;
@@ -32,8 +33,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TOP_FOLDERS = ("core", "src", "docs", "tests", "bench", "schema", "cmake", ".ci")
 TOP_FILES = ("README.md", "CONTRIBUTING.md", "Makefile", "CMakeLists.txt", "VERSION")
-GUIDES = ("README.md", "CONTRIBUTING.md")
-MAP_FOLDERS = ("core", "docs")
+GUIDES = ("README.md", "CONTRIBUTING.md", "CMakeLists.txt")
+MAP_FOLDERS = ("core", "cmake", "docs")
 SKIPPED_DIRS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "target"}
 FILE_END = re.compile(r"\.[A-Za-z][A-Za-z0-9]*$")
 BARE_KINDS = (".md", ".py", ".sh", ".cmake", ".def")
@@ -185,7 +186,8 @@ def _one_exists(ref: str, cited_in: str, tree: Tree) -> bool:
 
 
 def map_files(root: Path) -> list[Path]:
-    """The files of the map: every text file under core/ and docs/, the guides."""
+    """The files of the map: every text file under core/, cmake/ and docs/, the
+    guides."""
     found = [root / g for g in GUIDES if (root / g).is_file()]
     for folder in MAP_FOLDERS:
         for path in sorted(_walk(root / folder)):
@@ -291,6 +293,19 @@ def test_a_text_of_good_paths_passes(small_tree: Path) -> None:
 def test_a_bad_path_is_caught(small_tree: Path, text: str, bad: str) -> None:
     doc = _write(small_tree, "docs/bad.md", f"Some text.\n{text}\nMore text.\n")
     assert missing_paths(small_tree, [doc]) == [f"docs/bad.md: {bad}"]
+
+
+def test_a_stale_path_in_the_cmake_files_is_caught(small_tree: Path) -> None:
+    """cmake/ and CMakeLists.txt are part of the map: a comment naming a
+    build that moved is reported."""
+    _write(
+        small_tree, "cmake/rtg_port.cmake", "# the firmware's (core/osal/freertos/CMakeLists.txt)\n"
+    )
+    _write(small_tree, "CMakeLists.txt", "# the sources: cmake/rtg_nothing.cmake\n")
+    assert missing_paths(small_tree) == [
+        "CMakeLists.txt: cmake/rtg_nothing.cmake",
+        "cmake/rtg_port.cmake: core/osal/freertos/CMakeLists.txt",
+    ]
 
 
 def test_a_bad_relative_include_is_caught(small_tree: Path) -> None:

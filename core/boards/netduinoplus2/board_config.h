@@ -15,6 +15,9 @@
 #define BOARD_RAM_BYTES (128u * 1024u)
 #define BOARD_RAM_KIND "128 KB SRAM at 0x20000000 (the part's; its 64 KB CCM unused)"
 #define BOARD_NVIC_PRIO_BITS 4
+/* The part's external interrupts, as many as the vector table has
+ * (core/boards/stm32f4/startup.c). */
+#define BOARD_EXT_IRQS 82
 #define BOARD_UART_NAME "USART1 (PA9 TX, PA10 RX), 115200 8N1"
 
 #endif

@@ -14,6 +14,9 @@
 #define BOARD_RAM_BYTES (96u * 1024u)
 #define BOARD_RAM_KIND "96 KB SRAM at 0x20000000"
 #define BOARD_NVIC_PRIO_BITS 4
+/* The part's external interrupts, as many as the vector table has
+ * (core/boards/stm32f4/startup.c). */
+#define BOARD_EXT_IRQS 85
 #define BOARD_UART_NAME "USART2 (PA2 TX, PA3 RX: the ST-LINK's virtual COM port), 115200 8N1"
 
 #endif

@@ -1,5 +1,5 @@
 /* MSG-P-FIL: fill, drain, fill with urgent messages, per mechanism and
- * size (msg_common.h). */
+ * size (msg_select.h, msg_channel.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,7 +13,8 @@
 #include "common/catalogue.h"
 #include "msg_verdicts.h"
 
-#include "msg_common.h"
+#include "msg_channel.h"
+#include "msg_select.h"
 
 struct fil_result {
     size_t rounds_judged, rounds_failed;

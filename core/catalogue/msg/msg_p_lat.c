@@ -1,21 +1,77 @@
 /* MSG-P-LAT: send to a blocked higher-priority receiver, per mechanism and
- * size (msg_common.h). */
-#include <errno.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
+ * size (msg_exchange.h). The figure: from the sender's clock read before
+ * its send call to the receiver's right after its receive returns; the
+ * receiver (the far side, a thread or a process) is one priority above the
+ * sender and blocked when each message is sent. */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "rtg/clock.h"
-#include "rtg/osal.h"
 #include "rtg/osal_msg.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
-#include "msg_verdicts.h"
 
-#include "msg_common.h"
+#include "msg_exchange.h"
+#include "msg_select.h"
 
-static int run_lat(struct rtg_ctx *ctx) { return rtg_msg_run_all(ctx, MODE_LAT); }
+/* The receiver: each message's latency, from the stamp it carries. */
+static void *receiver(void *arg)
+{
+    struct msg_xchg *x = arg;
+    char *buf = rtg_msg_far_begin(x);
+    if (!buf)
+        return NULL;
+    for (size_t i = 0; i < x->n && rtg_msg_x_going(x); i++) {
+        size_t len;
+        int rc = rtg_msg_recv(x->to_far, buf, x->size, &len, NULL);
+        uint64_t t = rtg_clock_ticks();
+        if (rc) {
+            rtg_msg_fail_flag(&x->fl, rc, __LINE__);
+            break;
+        }
+        struct payload p;
+        if (!rtg_msg_x_accept(x, buf, len, i, &p))
+            break;
+        rtg_msg_x_sample(x, &x->far, p.t, t);
+    }
+    rtg_msg_far_end(x, buf);
+    return NULL;
+}
+
+/* The sender: one message after another, each stamped as it is sent. */
+static void *sender(void *arg)
+{
+    struct msg_xchg *x = arg;
+    char *buf = rtg_msg_near_begin(x);
+    if (!buf)
+        return NULL;
+    size_t i = 0;
+    struct rtg_breather br = {.every = 64};
+    for (; i < x->n && rtg_msg_x_going(x); i++) {
+        rtg_breathe(&br);
+        struct payload p = {.seq = (uint32_t)i, .tag = 1};
+        p.t = rtg_clock_ticks();
+        memcpy(buf, &p, sizeof p);
+        int rc = rtg_msg_send(x->to_far, buf, x->size, 0);
+        if (rc) {
+            rtg_msg_fail_flag(&x->fl, rc, __LINE__);
+            break;
+        }
+    }
+    rtg_msg_near_end(x, buf, i);
+    return NULL;
+}
+
+static const struct msg_exchange latency = {
+    .what = "latency",
+    .channel_back = false,
+    .near_below = 1,
+    .far = receiver,
+    .near = sender,
+};
+
+static int run_lat(struct rtg_ctx *ctx) { return rtg_msg_exchange_run(ctx, &latency); }
 
 const struct rtg_test_desc rtg_test_msg_p_lat = {
     .id = "MSG-P-LAT",

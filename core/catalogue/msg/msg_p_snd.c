@@ -1,5 +1,5 @@
 /* MSG-P-SND: send with no receiver waiting (no switch), per mechanism and
- * size (msg_common.h). */
+ * size (msg_select.h, msg_channel.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,7 +13,8 @@
 #include "common/catalogue.h"
 #include "msg_verdicts.h"
 
-#include "msg_common.h"
+#include "msg_channel.h"
+#include "msg_select.h"
 
 static int snd_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size)
 {

@@ -1,4 +1,4 @@
-/* Isolation: what a port provides so that the runner (core/src/runner.c)
+/* Isolation: what a port provides so that the runner (core/src/runner/runner.c)
  * can run each test apart from the probe, under a deadline, and survive a
  * test that hangs, spins or crashes. The runner keeps the policy (which
  * tests, in what order, what record to write, the exit code); the port
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "rtg/json.h" /* the end record the port adds to: rtg_isolate_end_record */
 #include "rtg/stop.h" /* the stop request the port sets: rtg_stop_set, rtg_stop_clear */
 
 /* ---- the run ---- */
@@ -45,6 +46,13 @@ int rtg_isolate_begin(struct rtg_isolate_run *run, FILE *out, bool rt);
 /* Ends the run: restores every setting rtg_isolate_begin changed. Safe to
  * call when rtg_isolate_begin obtained nothing. */
 void rtg_isolate_end(struct rtg_isolate_run *run);
+
+/* What only the port knows of the run once it ended, written by the port
+ * into the end record (j: the record's open object) as keys of their own,
+ * through the emitter; called once, after rtg_isolate_end. FreeRTOS:
+ * "board": {"stacks": ...}, each task's stack and its deepest use
+ * (docs/schema.md). A port with nothing to add writes nothing. */
+void rtg_isolate_end_record(struct rtg_json *j);
 
 /* Whether the user interrupted the run (or its output reader went away)
  * since rtg_isolate_begin. The runner starts no further test once true. */

@@ -90,7 +90,7 @@ int rtg_peer_kill(struct rtg_peer *p);
 /* ---- provided by the port: its one send and one receive ----
  * rtg_msg_send, rtg_msg_send_try, rtg_msg_recv, rtg_msg_recv_try and
  * rtg_msg_recv_until (rtg/osal_timed.h) are written once over these
- * (core/src/msg_calls.c); rtg_msg_mech_name once for every port
+ * (core/src/runner/msg_calls.c); rtg_msg_mech_name once for every port
  * (core/osal/names.c). Tests use the calls above. */
 enum rtg_msg_wait {
     RTG_MSG_NO_WAIT, /* at once: EAGAIN when full (send) or empty (receive) */

@@ -3,7 +3,7 @@
  * loops. The port sets it from the isolated context (a signal handler on
  * POSIX, the watchdog on a thread or task port) and clears it between tests
  * that share memory; the runner reads why the test stopped. It sits in the
- * base library (core/src/stop.c), below both the port and the runner, so
+ * base library (core/src/base/stop.c), below both the port and the runner, so
  * that neither calls up into the other for it. */
 #ifndef RTG_STOP_H
 #define RTG_STOP_H

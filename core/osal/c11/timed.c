@@ -1,6 +1,6 @@
 /* Timed waits in ISO C11: the timed mutex (the port's mutexes are created
  * mtx_timed) with its monotonic deadline converted to TIME_UTC at the call.
- * The timed receive is written once over rtg_msg_port_recv (core/src/msg_calls.c):
+ * The timed receive is written once over rtg_msg_port_recv (core/src/runner/msg_calls.c):
  * with no message queues here, absent.c says ENOTSUP. */
 #include <errno.h>
 

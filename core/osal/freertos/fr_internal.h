@@ -54,7 +54,8 @@ void rtg_fr_set_board_facts(const char *qemu, int icount_shift);
 /* The heap's size once the OS layer set it up (heap.c). */
 size_t rtg_fr_heap_total(void);
 /* Stacks (stacks.c): the runner's task; each test as it begins; each task
- * before it is deleted (its high-water mark); the MEMORY line. */
+ * before it is deleted (its high-water mark); what they came to, written
+ * into the end record (rtg_fr_stacks_write: "board": {"stacks": ...}). */
 void rtg_fr_stacks_adopt_runner(TaskHandle_t task);
 void rtg_fr_stacks_test_begin(const char *id);
 void rtg_fr_stacks_test_body(TaskHandle_t task);
@@ -64,7 +65,8 @@ int rtg_fr_thread_create_exact(rtg_thread_t *out, const struct rtg_thread_attr *
 /* The task of an OSAL thread (thread.c). */
 TaskHandle_t rtg_fr_thread_task(rtg_thread_t t);
 void rtg_fr_stacks_task_ended(TaskHandle_t task, size_t stack_bytes);
-void rtg_fr_memory_report(void);
+struct rtg_json;
+void rtg_fr_stacks_write(struct rtg_json *j);
 /* Deletes every OSAL task but the caller's (the watchdog's last resort). */
 unsigned rtg_fr_delete_all_threads(void);
 

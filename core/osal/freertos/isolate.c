@@ -112,22 +112,24 @@ int rtg_isolate_begin(struct rtg_isolate_run *run, FILE *out, bool rt)
     return 0;
 }
 
-/* The run is over: what its memory came to, before the end record. */
 void rtg_isolate_end(struct rtg_isolate_run *run)
 {
     (void)run;
     board_set_fault_handler(NULL);
-    rtg_fr_memory_report();
 }
+
+/* The end record's "board": what every task's stack came to. */
+void rtg_isolate_end_record(struct rtg_json *j) { rtg_fr_stacks_write(j); }
 
 bool rtg_isolate_interrupted(void) { return false; } /* no user at the board */
 
 /* The records so far are on the console already (the runner flushes each
- * one); the host boots the board again with the tests left. */
+ * one); the host boots the board again with the tests left. This boot
+ * writes no end record, so what its stacks came to is not recorded: the
+ * end record's are the last boot's. */
 static void restart_board(void)
 {
     fflush(records);
-    rtg_fr_memory_report();
     fputs("RESTART\n", stdout);
     fflush(stdout);
     board_exit(3);

@@ -3,7 +3,7 @@
  * is sent to the back (xQueueSendToBack), any higher priority to the front
  * (xQueueSendToFront), so "urgent first" is FreeRTOS's own. Pipes, System
  * V queues and sockets do not exist here: ENOTSUP. Peers are tasks. The
- * calls tests make are core/src/msg_calls.c's, over the one send and one
+ * calls tests make are core/src/runner/msg_calls.c's, over the one send and one
  * receive here. */
 #include <errno.h>
 #include <stdlib.h>

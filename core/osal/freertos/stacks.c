@@ -1,11 +1,10 @@
-/* What the firmware's memory came to, said at the end of a run (and before
- * a restart) on one framed line, MEMORY {json}, which the host adds to the
- * system record: the heap's total, its free bytes now and at their lowest,
- * and each task's stack, its size and the most of it ever used (FreeRTOS's
- * high-water mark, read before the task is deleted): the runner, the idle
- * task, the interrupt stack (MSP, painted at reset), and per test its
- * body's task and the deepest of the threads it created. */
-#include <stdio.h>
+/* What the firmware's stacks came to, written into the end record as
+ * "board": {"stacks": ...} (rtg_isolate_end_record): each task's stack, its
+ * size and the most of it ever used (FreeRTOS's high-water mark, read
+ * before the task is deleted): the runner, the idle task, the interrupt
+ * stack (MSP, painted at reset), and per test its body's task and the
+ * deepest of the threads it created. (The heap's lowest and its free bytes
+ * at the end are the end record's audit facts, sysinfo.c.) */
 #include <string.h>
 
 #include "FreeRTOS.h"
@@ -83,43 +82,35 @@ static void task_entry(struct rtg_json *j, const char *name, TaskHandle_t task, 
         stack_entry(j, name, size, (size_t)uxTaskGetStackHighWaterMark(task) * sizeof(StackType_t));
 }
 
-void rtg_fr_memory_report(void)
+void rtg_fr_stacks_write(struct rtg_json *j)
 {
-    struct rtg_json j;
-    rtg_json_init(&j);
-    rtg_json_obj_begin(&j);
-    rtg_json_kuint(&j, "heap_bytes", rtg_fr_heap_total());
-    rtg_json_kuint(&j, "heap_free_bytes", xPortGetFreeHeapSize());
-    rtg_json_kuint(&j, "heap_free_min_bytes", xPortGetMinimumEverFreeHeapSize());
-    rtg_json_key(&j, "stacks");
-    rtg_json_obj_begin(&j);
-    task_entry(&j, "runner", runner, RTG_FR_RUNNER_STACK);
-    task_entry(&j, "idle", xTaskGetIdleTaskHandle(),
+    rtg_json_key(j, "board");
+    rtg_json_obj_begin(j);
+    rtg_json_key(j, "stacks");
+    rtg_json_obj_begin(j);
+    task_entry(j, "runner", runner, RTG_FR_RUNNER_STACK);
+    task_entry(j, "idle", xTaskGetIdleTaskHandle(),
                configMINIMAL_STACK_SIZE * sizeof(StackType_t));
-    stack_entry(&j, "interrupts", board_msp_stack_bytes(), board_msp_stack_unused());
-    rtg_json_key(&j, "tests");
-    rtg_json_obj_begin(&j);
+    stack_entry(j, "interrupts", board_msp_stack_bytes(), board_msp_stack_unused());
+    rtg_json_key(j, "tests");
+    rtg_json_obj_begin(j);
     for (unsigned i = 0; i < n_tests; i++) {
         const struct test_stack *t = &tests[i];
         if (!t->body_use.stack_bytes && !t->threads)
             continue;
-        rtg_json_key(&j, t->id);
-        rtg_json_obj_begin(&j);
-        stack_entry(&j, "body", t->body_use.stack_bytes,
+        rtg_json_key(j, t->id);
+        rtg_json_obj_begin(j);
+        stack_entry(j, "body", t->body_use.stack_bytes,
                     t->body_use.stack_bytes - t->body_use.used_bytes);
-        rtg_json_kuint(&j, "threads", t->threads);
+        rtg_json_kuint(j, "threads", t->threads);
         if (t->threads)
-            stack_entry(&j, "deepest_thread", t->deepest.stack_bytes,
+            stack_entry(j, "deepest_thread", t->deepest.stack_bytes,
                         t->deepest.stack_bytes - t->deepest.used_bytes);
-        rtg_json_obj_end(&j);
+        rtg_json_obj_end(j);
     }
-    rtg_json_obj_end(&j);
+    rtg_json_obj_end(j);
     if (tests_left_out)
-        rtg_json_kuint(&j, "tests_left_out", tests_left_out);
-    rtg_json_obj_end(&j);
-    rtg_json_obj_end(&j);
-    if (j.buf)
-        printf("MEMORY %s\n", j.buf);
-    fflush(stdout);
-    rtg_json_free(&j);
+        rtg_json_kuint(j, "tests_left_out", tests_left_out);
+    rtg_json_obj_end(j);
+    rtg_json_obj_end(j);
 }

@@ -1,7 +1,7 @@
 /* Message channels (rtg/osal_msg.h) on POSIX: what every mechanism shares
  * -- opening, the checks before a send or a receive, the wait bound, abort
  * and close -- dispatched to the mechanism's own file (msg_internal.h).
- * The calls tests make are core/src/msg_calls.c's, over the port's one
+ * The calls tests make are core/src/runner/msg_calls.c's, over the port's one
  * send and one receive here. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -119,7 +119,6 @@ def _record(
             signal.signal(s, h)
         progress.done()
     writer.set_target(target.describe())  # complete now that the run has ended
-    writer.add_to_system(target.system_additions())
     return writer, bool(stopped), bad_lines
 
 

@@ -14,7 +14,7 @@ import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from rtgauge.errors import UsageError
 from rtgauge.model import Bundle, Record, System
@@ -83,12 +83,6 @@ class RunWriter:
         if self.bundle is not None:
             self.bundle.target = target
 
-    def add_to_system(self, facts: Record) -> None:
-        """Facts the target learned only at the end, merged into the system
-        record: new keys only, an object's into the object of that name."""
-        if self.bundle is not None and facts:
-            _merge_new(self.bundle.system, facts)
-
     def add(self, record: Record) -> None:
         try:
             if record["record"] == "system":
@@ -153,11 +147,3 @@ class RunWriter:
         with ResultStore(self.store) as store:
             self.stored = store.add_file(path, "run", self.bundle)
         return path
-
-
-def _merge_new(into: dict[str, Any], facts: dict[str, Any]) -> None:
-    for key, value in facts.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge_new(into[key], value)
-        elif key not in into:
-            into[key] = value

@@ -68,12 +68,6 @@ class Target(ABC):
     def outcome(self) -> tuple[int | None, str | None]:
         """After run(): the probe's exit code, and the target's last word on an error."""
 
-    def system_additions(self) -> Record:
-        """After run(): facts about the target that arrived only at the end (a
-        board's stack high-water marks), added to the bundle's system record.
-        Additive: new keys, or new keys inside its objects. None by default."""
-        return {}
-
     @abstractmethod
     def describe(self) -> Record:
         """The bundle's target record: kind, name, emulated, virtualised (None:

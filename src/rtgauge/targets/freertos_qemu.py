@@ -25,7 +25,7 @@ from rtgauge.probe import repo_root
 from rtgauge.targets.base import Target, target_record
 from rtgauge.targets.firmware import BOARDS, DEFAULT_BOARD, board_named, find_firmware
 from rtgauge.targets.framing import framed_bodies
-from rtgauge.targets.fw_session import BoardRun, run_boots, system_additions
+from rtgauge.targets.fw_session import BoardRun, run_boots
 
 QEMU = "qemu-system-arm"
 # With instruction counting and no sleeping, virtual time is a function of
@@ -163,9 +163,6 @@ class FreeRTOSBoard(Target):
 
     def outcome(self) -> tuple[int | None, str | None]:
         return self._run.exit_code, self._run.error
-
-    def system_additions(self) -> Record:
-        return system_additions(self._run)
 
     def describe(self) -> Record:
         return target_record(

@@ -3,12 +3,13 @@ reached (QEMU's serial on a pipe, a lab board's serial port through labgrid).
 
 The firmware frames every line "@RTG@ " (core/boards/firmware/main.c): it
 says BEGIN, then READY until the host sends `ARGS <arguments>`; then PLAN
-(the selected ids in run order), the records, a MEMORY line (what its heap
-and stacks came to), and EXIT code. After a fault, or a test the watchdog
-had to stop, it says RESTART instead and stops: the board is booted again
-with the tests left, and the records of every boot become one stream (one
-system record, one end record made from the test records). What the MEMORY
-lines say is added to the system record at the end (system_additions).
+(the selected ids in run order), the records, and EXIT code. After a fault,
+or a test the watchdog had to stop, it says RESTART instead and stops: the
+board is booted again with the tests left, and the records of every boot
+become one stream (one system record, one end record made from the test
+records, with the last boot's "board": what its stacks came to). A firmware
+older than that said its stacks on a MEMORY line instead: ignored, as every
+line that is neither a record nor a word of the session.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rtgauge.errors import UsageError
-from rtgauge.model import Record
 from rtgauge.targets.framing import Silent
 
 ARGS_MAX = 1023  # the firmware's command line buffer, less its end
@@ -28,15 +28,13 @@ ARGS_MAX = 1023  # the firmware's command line buffer, less its end
 
 @dataclass
 class BoardRun:
-    """How the boots went: their count, the exit code, the error if any, and
-    what the firmware said of its memory."""
+    """How the boots went: their count, the exit code, the error if any."""
 
     exit_code: int | None = None
     error: str | None = None
     boots: int = 0
     restarts: list[str] = field(default_factory=list)  # the test after which each came
     output_tail: list[str] = field(default_factory=list)
-    memory: list[dict[str, Any]] = field(default_factory=list)  # one MEMORY per boot
 
 
 class Boot(Protocol):
@@ -96,7 +94,7 @@ class _BootState:
         self.fault: str | None = None
 
 
-def _one_boot(boot: Boot, args: bytes, state: _BootState, run: BoardRun) -> Iterator[str]:
+def _one_boot(boot: Boot, args: bytes, state: _BootState) -> Iterator[str]:
     sent = False
     try:
         for body in boot.bodies():
@@ -109,10 +107,6 @@ def _one_boot(boot: Boot, args: bytes, state: _BootState, run: BoardRun) -> Iter
                     sent = True
             elif body.startswith("PLAN "):
                 state.plan = [t for t in body[5:].split(",") if t]
-            elif body.startswith("MEMORY "):
-                memory = _peek(body[7:])
-                if memory:
-                    run.memory.append(memory)
             elif body.startswith("FAULT "):
                 state.fault = body[6:]
             elif body == "RESTART":
@@ -176,7 +170,7 @@ def run_boots(
         state = _BootState()
         run.boots += 1
         before = len(done)
-        for line in _one_boot(start(), args_line([*args, *extra]), state, run):
+        for line in _one_boot(start(), args_line([*args, *extra]), state):
             record = _peek(line)
             kind = record.get("record")
             if kind == "system" and run.boots > 1:
@@ -219,30 +213,11 @@ def run_boots(
         if run.error is None and not complete:
             run.error = "the run ended before every test had a record"
         end, code = _end_record(tests, complete, (time.monotonic() - t0) * 1000)
+        board = _peek(end_line).get("board") if end_line is not None else None
+        if isinstance(board, dict):
+            end["board"] = board  # the last boot's: a boot that restarts writes no end
         yield json.dumps(end)
         run.exit_code = 3 if run.error else code
-
-
-def system_additions(run: BoardRun) -> Record:
-    """What the MEMORY lines add to the system record's "board": the heap at
-    its lowest over every boot, and each stack's deepest use."""
-    if not run.memory:
-        return {}
-    board: dict[str, Any] = {"heap_free_min_bytes": min(
-        int(m.get("heap_free_min_bytes", 0)) for m in run.memory)}  # fmt: skip
-    stacks: dict[str, Any] = {}
-    tests: dict[str, Any] = {}
-    for m in run.memory:
-        for name, entry in m.get("stacks", {}).items():
-            if name == "tests":
-                tests.update(entry)  # each test ran in one boot
-            elif name == "tests_left_out":
-                stacks[name] = stacks.get(name, 0) + int(entry)
-            elif name not in stacks or entry.get("used_bytes", 0) > stacks[name]["used_bytes"]:
-                stacks[name] = entry
-    stacks["tests"] = tests
-    board["stacks"] = stacks
-    return {"board": board}
 
 
 def _peek(line: str) -> dict[str, Any]:

@@ -28,7 +28,6 @@ from rtgauge.model import Record
 from rtgauge.probe import repo_root
 from rtgauge.targets.base import Target, target_record
 from rtgauge.targets.firmware import find_firmware
-from rtgauge.targets.fw_session import system_additions
 from rtgauge.targets.labgrid_link import Coordinator, coordinator_address
 from rtgauge.targets.labgrid_mcu import CONSOLES, PROBES, McuBoard, McuParts, mcu_parts
 from rtgauge.targets.ssh import SshRun, SshTarget, run_over_ssh, stop_remote
@@ -229,9 +228,6 @@ class LabgridPlace(Target):
         if self.lost.is_set() and code in (0, 1):
             code = 3  # cut short by the loss, however the probe ended
         return code, "; ".join(dict.fromkeys(notes)) or None
-
-    def system_additions(self) -> Record:
-        return system_additions(self._mcu.parts.run) if self._mcu is not None else {}
 
     @property
     def probe_command(self) -> str:

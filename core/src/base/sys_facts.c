@@ -1,10 +1,10 @@
-/* Helpers a port fills its system facts with (rtg/osal_sys.h). In the base
+/* Helpers a port fills its system facts with (rtg/sys_facts.h). In the base
  * library: the port calls down into them, never up into the probe. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtg/osal_sys.h"
+#include "rtg/sys_facts.h"
 
 void rtg_sys_text_set(struct rtg_sys_text *t, const char *s)
 {

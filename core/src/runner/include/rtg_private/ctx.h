@@ -1,7 +1,7 @@
 /* The runner's side of a test: options resolved, results collected.
  * Tests see it only through rtg/test.h. The context itself is
- * core/src/test_context.c; its options core/src/test_options.c; what the
- * test reports and the record it becomes core/src/test_record.c. */
+ * core/src/runner/test_context.c; its options core/src/runner/test_options.c; what the
+ * test reports and the record it becomes core/src/runner/test_record.c. */
 #ifndef RTG_CTX_H
 #define RTG_CTX_H
 #include <stdbool.h>

@@ -294,6 +294,7 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     rtg_json_knum(&j, "elapsed_ms", (double)((rtg_mono_ns() - t_start) / 1000000u));
     rtg_end_facts_write(&j, &end_facts);
     rtg_sys_extra_free(&end_facts);
+    rtg_isolate_end_record(&j);
     rtg_json_obj_end(&j);
     rtg_json_raw_value(&j, "\n", 1);
     emit_line(&rs, j.buf, j.len);

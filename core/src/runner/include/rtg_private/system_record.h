@@ -1,6 +1,6 @@
 /* The system record: what the target is and what the probe obtained. The
  * OS-specific facts come from the port (rtg/osal_sys.h); every key of the
- * record is written in core/src/system_record.c. */
+ * record is written in core/src/runner/system_record.c. */
 #ifndef RTG_SYSTEM_RECORD_H
 #define RTG_SYSTEM_RECORD_H
 #include <stdbool.h>

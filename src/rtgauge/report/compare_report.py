@@ -13,6 +13,7 @@ from rtgauge.analysis.ratings import criteria_lines, overall, rate, stars_text
 from rtgauge.fmt import us
 from rtgauge.model import Bundle, family
 from rtgauge.report import plots
+from rtgauge.report.answer import answers_table
 from rtgauge.report.deadline_report import compare_section
 from rtgauge.report.differences_report import differences_blocks
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Report, Table
@@ -210,7 +211,10 @@ def figures_blocks(comp: Comparison) -> list[Block]:
 def compare_blocks(
     comp: Comparison, criteria: dict[str, Any], analysed: list[AnalysedRun]
 ) -> list[Block]:
-    out: list[Block] = [Heading(1, "rtgauge comparison: " + " · ".join(comp.labels))]
+    out: list[Block] = [
+        Heading(1, "rtgauge comparison: " + " · ".join(comp.labels)),
+        answers_table(analysed, comp.labels),
+    ]
     for label, r in zip(comp.labels, comp.runs, strict=True):
         for w in trust_warnings(r):
             out.append(Para(f"{label}: {w}", "warn"))

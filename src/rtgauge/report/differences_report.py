@@ -20,8 +20,9 @@ def _row(r: SettingRow) -> list[Cell]:
 def differences_blocks(labels: list[str], runs: list[Run], audits: list[Audit]) -> list[Block]:
     rows = differences(runs, audits)
     header = ["", "setting", *labels]
-    differ = [r for r in rows if r.differs]
-    partial = [r for r in rows if r.partial]
+    # what differs and can be compared: known on every system
+    differ = [r for r in rows if r.differs and len(r.known) == len(r.values)]
+    partial = [r for r in rows if r not in differ and (r.differs or r.partial)]
     alike = [r for r in rows if not r.differs and not r.partial]
     out: list[Block] = [
         Heading(2, HEADING, "differs"),
@@ -33,10 +34,20 @@ def differences_blocks(labels: list[str], runs: list[Run], audits: list[Audit]) 
             "note",
         ),
     ]
-    if differ or partial:
-        out.append(Table(header, [_row(r) for r in differ + partial]))
+    # first what differs and can be compared (known on every system); what
+    # only some systems have (a FreeRTOS column of "—" beside Linux's kernel
+    # command line) and what is alike are folded
+    if differ:
+        out.append(Table(header, [_row(r) for r in differ]))
     else:
-        out.append(Para("Nothing differs in what was read.", "note"))
+        out.append(Para("Nothing that every system reports differs.", "note"))
+    if partial:
+        out.append(
+            Details(
+                f"Known for only some of the systems ({len(partial)})",
+                [Table(header, [_row(r) for r in partial])],
+            )
+        )
     if alike:
         out.append(
             Details(

@@ -11,6 +11,7 @@ from rtgauge.conditions import figures_partial
 from rtgauge.fmt import COLUMNS, us, us2
 from rtgauge.model import Bundle, ImportInfo, Metric, System, TestRecord
 from rtgauge.report import plots
+from rtgauge.report.answer import answer
 from rtgauge.report.audit_report import audit_blocks
 from rtgauge.report.deadline_report import run_section
 from rtgauge.report.document import (
@@ -351,6 +352,7 @@ def run_blocks(a: AnalysedRun) -> list[Block]:
     s = run.system
     out: list[Block] = [
         Heading(1, f"rtgauge: {s.host.hostname} — {s.host.release}"),
+        Para(answer(a), "answer"),
         Para(
             f"Run of {run.created_at or s.started_at or ''}, target "
             f"{run.target.kind}, {len(run.tests)} tests, "

@@ -18,6 +18,9 @@ th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:to
 th{background:#f6f8fa}td.n{text-align:right}td:first-child{white-space:nowrap}
 .warn{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px}
 .note{color:#57606a}.lead{font-size:15px}
+.answer{font-size:16px;font-weight:600;border-left:4px solid #0969da;padding:4px 10px;
+background:#f6f8fa}
+.tw{overflow-x:auto;max-width:100%}td{overflow-wrap:anywhere}
 .better{background:#dafbe1;font-weight:600}.worse{color:#57606a}
 .pass{background:#dafbe1;font-weight:600}.fail{background:#ffebe9;font-weight:600;color:#a40e26}
 .muted{color:#8c959f}
@@ -51,7 +54,8 @@ def _block(b: Block) -> str:
         rows = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in b.rows)
         cap = f"<caption>{escape(b.caption)}</caption>" if b.caption else ""
         thead = f"<thead><tr>{head}</tr></thead>" if any(b.headers) else ""  # key/value tables
-        return f"<table>{cap}{thead}<tbody>{rows}</tbody></table>"
+        # wide tables (three runs side by side) scroll in their own box
+        return f'<div class="tw"><table>{cap}{thead}<tbody>{rows}</tbody></table></div>'
     if isinstance(b, Chart):
         cap = f"<figcaption>{escape(b.caption)}</figcaption>" if b.caption else ""
         return f'<figure class="chart">{b.svg}{cap}</figure>'  # svg built with escaped text

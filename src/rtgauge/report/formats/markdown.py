@@ -34,7 +34,10 @@ def _block(b: Block, out: list[str]) -> None:
         out.append(f"{'#' * b.level} {_text(b.text)}\n")
     elif isinstance(b, Para):
         prefix = "> **Warning:** " if b.kind == "warn" else ""
-        out.append(f"{prefix}{_text(b.text)}\n")
+        if b.kind == "answer":  # the report's first line: what a reader asked
+            out.append(f"**{_text(b.text)}**\n")
+        else:
+            out.append(f"{prefix}{_text(b.text)}\n")
     elif isinstance(b, Table):
         out.append("| " + " | ".join(_cell(h) for h in b.headers) + " |")
         out.append("|" + "---|" * len(b.headers))

@@ -33,6 +33,7 @@ struct rtg_recorder {
      * ULONG_MAX (32 bits on a microcontroller), so never above the real
      * one; the lock's side decides again. */
     atomic_ulong fast;
+    char apart[64]; /* the count's increments stay off the threshold's cache line */
     atomic_ulong offered;
     struct kept *slots;                 /* cfg.keep: the port's slots, as they are filled */
     unsigned order[RTG_TRACE_KEEP_MAX]; /* the slots kept, worst first */

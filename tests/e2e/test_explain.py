@@ -1,7 +1,9 @@
 """The flight recorder and the explanation against known disturbances, as
 root: a SCHED_FIFO hog is named with most of the sample; softirq load is a
 part by name; a SCHED_OTHER busy task is never the culprit; a buffer too
-small to hold the window says incomplete and blames nobody. After each, no
+small for the look-back holds the window from just after its oldest event,
+complete only when that reaches back to the release (else it says
+incomplete and blames nobody). After each, no
 instance of ours is left and the top-level tracing state is as it was.
 Bounded: every disturbance ends on its own and is killed on leaving."""
 
@@ -183,20 +185,29 @@ def test_a_lower_priority_busy_task_is_never_the_culprit(tmp_path: Path) -> None
     assert not wrong, (wrong, _kept(r, tmp_path))
 
 
-def test_a_buffer_too_small_for_the_window_says_incomplete_and_blames_nobody() -> None:
+def test_a_buffer_too_small_for_the_lookback_is_complete_only_from_the_release() -> None:
+    lookback = 100_000_000
     with _untouched():
-        r = _tmr("--explain-buffer-kb", "4", "--explain-lookback-us", "100000", ms=2000)
-    xs = _explained(r)
-    assert xs
-    for x in xs:
-        # A window whose recording restarted (another sample's freeze)
-        # after the 100 ms lookback began may hold all since, and be
-        # complete from there; one that lost events never is.
-        if x.lost_events or not x.complete:
-            assert not x.complete
+        r = _tmr(
+            "--explain-buffer-kb", "4", "--explain-lookback-us", str(lookback // 1000), ms=2000
+        )
+    windows = r.tests["TMR-P-LAT"]["explain"]["windows"]
+    assert windows
+    for w in windows:
+        # complete: every event of the CPU from the release to the end, so
+        # the window holds them from a start at or before the release
+        assert w["complete"] == (w["start"] <= 0), w["start"]
+        if w["lost_events"] and not w["capped"]:
+            # the buffer loses its oldest first: it holds every event from
+            # just after the oldest it still held
+            held = w["sample_ns"] if w["first_event"] is None else w["first_event"] + 1
+            assert w["start"] == max(-lookback, min(held, w["sample_ns"])), w["start"]
+    # 4 KB cannot hold 100 ms: events were lost, and a window begins later
+    assert any(w["lost_events"] > 0 and w["start"] > -lookback for w in windows)
+    for x in _explained(r):
+        if not x.complete:
             assert x.culprit_kind is None
             assert x.culprit.startswith("incomplete:")
-    assert any(x.lost_events > 0 and not x.complete for x in xs)
 
 
 def test_a_probe_killed_with_sigkill_leaves_instances_the_next_run_removes() -> None:

@@ -96,8 +96,15 @@ def test_the_idle_task_and_the_boards_interrupts_are_named_in_the_events(
     switches = [e for e in events if e["k"] == "switch"]
     assert any(e["pid2"] == 0 and e["name2"] == names["idle_task"] for e in switches)
     ticks = [e for w in tests["TMR-P-LAT"]["explain"]["windows"] for e in w["events"]]
-    vec = {(e["name"], e["num"]) for e in ticks if e["k"] == "vec_entry"}
-    assert (names["tick"], 15) in vec
+    assert (names["tick"], 15) in {(e["name"], e["num"]) for e in ticks if e["k"] == "vec_entry"}
+    # the port names the idle task 0 everywhere, so the host need not: in a
+    # switch's two tasks, a wake-up's, and every event's current task
+    every = [e for t in EXPLAINED for w in tests[t]["explain"]["windows"] for e in w["events"]]
+    named = {(e["pid"], e["name"]) for e in every if e["k"] in ("switch", "wakeup")}
+    named |= {(e["pid2"], e["name2"]) for e in every if e["k"] == "switch"}
+    assert {pid for pid, name in named if name == names["idle_task"]} == {0}
+    assert {name for pid, name in named if pid == 0} == {names["idle_task"]}
+    assert {e["cur"] for e in every} <= {pid for pid, _ in named}
 
 
 def test_rtgauge_explain_names_the_tick_and_the_timer_interrupt(

@@ -1,11 +1,13 @@
-/* The flight recorder: the kernel's own events around a test's worst
- * samples, so the host can say why a wake-up was late (docs/recorder.md,
- * docs/explain.md). The probe offers each sample of an explained
- * figure (a latency from a known release instant); when one beats the
- * K-th worst kept so far, the recording is frozen and the window around it
- * kept while recording goes on. Linux: tracefs instances of its own
+/* The flight recorder's port: the kernel's own events around a test's
+ * worst samples, so the host can say why a wake-up was late
+ * (docs/recorder.md, docs/explain.md). What a port supplies is
+ * only its events and its clock: it records, freezes what it recorded when
+ * asked, cuts windows of a CPU's events out of it, and says how far back
+ * each window's buffer held every event. Which samples are kept, when to
+ * freeze, and when a window is complete are decided once, above the OSAL
+ * (core/src/runner/recorder_policy.c). Linux: tracefs instances of its own
  * (core/osal/linux/trace_*.c); FreeRTOS: the kernel's trace hooks into a
- * RAM ring; elsewhere not offered (rtg_trace_open says why).
+ * RAM ring; elsewhere not offered (its open says why).
  *
  * Events come in one vocabulary on every port, so one explanation reads
  * them all. Times are on the trace clock, the one the samples are taken
@@ -68,10 +70,11 @@ struct rtg_trace_task {
 struct rtg_trace_window {
     char metric[RTG_TRACE_METRIC_MAX]; /* the figure set the sample belongs to */
     uint64_t release_ns, end_ns;       /* the sample: end - release, on the trace clock */
-    uint64_t start_ns;                 /* the window: from here to end_ns */
+    uint64_t start_ns; /* the window holds every event of cpu from here to end_ns */
     int cpu;                           /* where the sample's thread ran */
     int32_t tid;                       /* that thread */
-    /* Complete only when every event from start_ns to end_ns is here. */
+    /* Decided by the recorder's policy (core/src/runner/recorder_policy.c): every
+     * event of cpu from the release to end_ns is here. */
     bool complete;
     uint64_t lost_events; /* events the buffer lost (overwritten or dropped) before it froze */
     int64_t first_event_ns; /* the oldest event the buffer still held on cpu */
@@ -81,7 +84,7 @@ struct rtg_trace_window {
     bool steal_known;
     uint64_t steal_ns, steal_over_ns;
     /* Both malloc'd: the record frees a window's once written (and sets
-     * them NULL), rtg_trace_result_free what is left. */
+     * them NULL), rtg_trace_result_free (the policy's) what is left. */
     size_t n_events;
     struct rtg_tev *events; /* in time order */
     size_t n_tasks;
@@ -99,44 +102,72 @@ struct rtg_trace_config {
     unsigned max_events;  /* per window */
 };
 
-struct rtg_trace_result {
+/* What the port says of itself when it opens. */
+struct rtg_trace_about {
     char source[48]; /* "tracefs instance", "FreeRTOS trace hooks" */
     char clock[32];  /* the trace clock */
     /* How the OS numbers priorities in the events: "linux" (0-99
      * real-time, lower first; 100-139 normal; -1 deadline) or "rtos"
      * (a higher number is a higher priority). */
     char prio_scale[8];
-    size_t n_windows;
-    struct rtg_trace_window windows[RTG_TRACE_KEEP_MAX]; /* worst first */
-    uint64_t offered;    /* samples above the floor offered */
-    uint64_t freezes;    /* windows frozen (kept or displaced by worse ones) */
-    /* Samples that would have been kept but could not be frozen (every
-     * buffer busy being read): how many, and the largest. */
-    uint64_t uncaptured, uncaptured_max_ns;
-    uint64_t lost_events; /* over the run, every buffer and CPU */
-    /* What the recorder ran with, where the port says it (0: as the config
-     * asked): its buffer and events a window; and, when it took less than
-     * asked (a board's small heap), what and why in a sentence. */
+    /* What the recorder runs with (0: as the config asked): its buffer and
+     * events a window; and, when it took less than asked (a board's small
+     * heap), what and why in a sentence. */
     unsigned buffer_kb, max_events;
     char reduced[128];
 };
 
-struct rtg_trace;
-/* Starts recording on cfg's CPUs. ENOTSUP (this OS or kernel has no
- * tracer), EPERM (not privileged) or another errno, with why filled. */
-int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, char *why,
-                   size_t n);
-/* A sample from the thread whose wake-up it measures, right after it ran:
- * release_ns and end_ns on the trace clock. Cheap unless the sample is kept. */
-void rtg_trace_offer(struct rtg_trace *t, const char *metric, uint64_t release_ns,
-                     uint64_t end_ns);
-/* Stops recording, restores everything, and hands over the windows kept
- * (free them with rtg_trace_result_free), or drops them when out is NULL.
- * t is freed. */
-void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out);
-void rtg_trace_result_free(struct rtg_trace_result *r);
-/* Removes what a recorder of a process that no longer exists left behind
- * (a probe killed with SIGKILL). */
-void rtg_trace_janitor(void);
+/* A window to cut out of what a freeze kept: the events of cpu from from_ns
+ * to to_ns (the last switch and idle state before from_ns too), kept in
+ * the port's slot (0 .. keep - 1), replacing what that slot held. tid: the
+ * thread whose sample it is (its policy is read with the others'). */
+struct rtg_trace_cut {
+    unsigned slot;
+    int cpu;
+    int32_t tid;
+    uint64_t from_ns, to_ns;
+};
+
+/* How far back the buffer a window was cut from held every event of its
+ * CPU: the facts the recorder's policy judges completeness by. */
+struct rtg_trace_cover {
+    uint64_t since_ns; /* recording began then, and went on without a pause up to the freeze */
+    uint64_t lost;     /* events the buffer lost from since_ns to the freeze (oldest first) */
+    int64_t oldest_ns; /* the oldest event it still held on the CPU (-1: none) */
+};
+
+struct rtg_trace_port;
+/* A port's recorder, called by the policy only (never by a test). The
+ * policy serialises every call; freeze may come from any measuring thread
+ * and must be cheap there, the rest come from the runner. */
+struct rtg_trace_ops {
+    /* Starts recording on cfg's CPUs, with room for cfg->keep windows.
+     * ENOTSUP (no tracer), EPERM (not privileged) or another errno, with
+     * why filled. */
+    int (*open)(struct rtg_trace_port **out, const struct rtg_trace_config *cfg,
+                struct rtg_trace_about *about, char *why, size_t n);
+    /* Where the calling thread runs, and its id, as the events name them. */
+    void (*self)(struct rtg_trace_port *p, int *cpu, int32_t *tid);
+    /* Freezes what was recorded up to now and cuts the n windows out of it
+     * (several CPUs at once); recording goes on. 0, or EBUSY when it cannot
+     * now (every buffer busy): then no slot was touched. */
+    int (*freeze)(struct rtg_trace_port *p, const struct rtg_trace_cut *cuts, size_t n);
+    /* Stops recording (every cut is done when it returns); *lost: the
+     * events lost over the run, every buffer and CPU. */
+    void (*stop)(struct rtg_trace_port *p, uint64_t *lost);
+    /* After stop: the window of slot in w (events, tasks, start_ns where
+     * its events begin, capped, lost_events, first_event_ns, steal; the
+     * caller owns its memory) and its cover. ENOENT: the slot holds none
+     * (never cut, or out of memory). */
+    int (*window)(struct rtg_trace_port *p, unsigned slot, struct rtg_trace_window *w,
+                  struct rtg_trace_cover *cover);
+    /* Restores everything and frees p (after stop, or instead of it). */
+    void (*close)(struct rtg_trace_port *p);
+    /* Removes what a recorder of a process that no longer exists, or of a
+     * test the watchdog ended, left behind. */
+    void (*janitor)(void);
+};
+/* This build's port (core/osal/none/trace.c where there is no tracer). */
+extern const struct rtg_trace_ops rtg_trace_port;
 
 #endif

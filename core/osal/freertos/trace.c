@@ -1,13 +1,13 @@
-/* The flight recorder on FreeRTOS (rtg/osal_trace.h): the kernel's own
- * trace hooks record into a RAM ring (trace_hooks.c) stamped with the
- * board's measuring counter. When a sample beats the K-th worst kept, the
- * measuring task copies the ring's events of the window [release -
- * lookback, end] into a kept window (memory taken at open: K windows of
- * max_events, no allocation while measuring) and recording goes on. The
- * copy is a binary search and a memcpy; a copy an event overwrote while
- * it was read is found after it (the ring's head moved past it) and left
- * out. One CPU. The ring and the windows are sized to the free heap, and
- * the record says when they were reduced (trace_size.c). */
+/* The flight recorder's port on FreeRTOS (rtg/osal_trace.h): the
+ * kernel's own trace hooks record into a RAM ring (trace_hooks.c) stamped
+ * with the board's measuring counter. When the recorder's policy keeps a
+ * sample, the measuring task copies the ring's events of the window
+ * [release - lookback, end] into the kept slot (memory taken at open: K
+ * windows of max_events, no allocation while measuring) and recording goes
+ * on. The copy is a binary search and a memcpy; a copy an event overwrote
+ * while it was read is found after it (the ring's head moved past it) and
+ * left out. One CPU. The ring and the windows are sized to the free heap,
+ * and the record says when they were reduced (trace_size.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 
 #define CONTEXT_SEARCH 64u /* events looked at before the window for the last switch */
 
-struct rtg_trace {
+struct rtg_trace_port {
     struct rtg_trace_config cfg;
     struct fr_sizes size;
     struct fr_tev *ring;
@@ -29,19 +29,14 @@ struct rtg_trace {
     uint16_t idle;
     uint64_t opened_ticks;
     uint32_t lost_seen;   /* events overwritten, as of the last freeze */
-    struct fr_kept *kept; /* cfg.keep of them */
-    unsigned order[RTG_TRACE_KEEP_MAX]; /* kept, worst first */
-    unsigned n_kept;
-    /* the result's counts (not the result itself: its 16 window slots are
-     * kB a small board lacks) */
-    uint64_t offered, freezes, lost_events, uncaptured, uncaptured_max_ns;
-    bool freezing; /* a task is in the freeze: another's sample is uncaptured */
+    struct fr_kept *kept; /* cfg.keep slots */
+    uint64_t lost_events; /* counted at each freeze */
 };
 
-static struct rtg_trace *open_one; /* one at a time: the hooks feed one ring */
+static struct rtg_trace_port *open_one; /* one at a time: the hooks feed one ring */
 
 /* The names of the tasks there are now, and the idle task's number. */
-static int read_tasks(struct rtg_trace *t, UBaseType_t *cur_prio)
+static int read_tasks(struct rtg_trace_port *t, UBaseType_t *cur_prio)
 {
     UBaseType_t n = uxTaskGetNumberOfTasks() + 4u;
     TaskStatus_t *st = calloc(n, sizeof *st);
@@ -62,7 +57,7 @@ static int read_tasks(struct rtg_trace *t, UBaseType_t *cur_prio)
     return 0;
 }
 
-static void release(struct rtg_trace *t)
+static void release(struct rtg_trace_port *t)
 {
     if (t->kept)
         for (unsigned i = 0; i < t->cfg.keep; i++)
@@ -73,8 +68,8 @@ static void release(struct rtg_trace *t)
     free(t);
 }
 
-int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, char *why,
-                   size_t n)
+static int open_fr(struct rtg_trace_port **out, const struct rtg_trace_config *cfg,
+                   struct rtg_trace_about *about, char *why, size_t n)
 {
     *out = NULL;
     if (cfg->keep == 0 || cfg->keep > RTG_TRACE_KEEP_MAX || cfg->max_events == 0) {
@@ -85,7 +80,7 @@ int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, c
         snprintf(why, n, "another flight recorder is open");
         return EBUSY;
     }
-    struct rtg_trace *t = calloc(1, sizeof *t);
+    struct rtg_trace_port *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(why, n, "out of memory");
         return ENOMEM;
@@ -109,6 +104,13 @@ int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, c
         snprintf(why, n, "out of memory");
         return ENOMEM;
     }
+    memset(about, 0, sizeof *about);
+    snprintf(about->source, sizeof about->source, "FreeRTOS trace hooks");
+    snprintf(about->clock, sizeof about->clock, "%s", board_clock_name());
+    snprintf(about->prio_scale, sizeof about->prio_scale, "rtos");
+    about->buffer_kb = t->size.buffer_kb;
+    about->max_events = t->size.max_events;
+    snprintf(about->reduced, sizeof about->reduced, "%s", t->size.reduced);
     TaskStatus_t me;
     vTaskGetInfo(NULL, &me, pdFALSE, eRunning);
     t->opened_ticks = board_clock_ticks();
@@ -157,17 +159,17 @@ static void copy_out(struct fr_tev *dst, const struct fr_tev *ring, uint32_t mas
     memcpy(dst + first, &ring[0], (n - first) * sizeof *dst);
 }
 
-/* Copies the window around the sample into k: the last switch before it
- * (who ran at its start), then its events, the newest max_events. */
-static void freeze(struct rtg_trace *t, struct fr_kept *k, uint64_t release_ns, uint64_t end_ns)
+/* Copies the window of cut c into k: the last switch before it (who ran
+ * at its start), then its events, the newest max_events. */
+static void cut_out(struct rtg_trace_port *t, struct fr_kept *k, const struct rtg_trace_cut *c)
 {
     const struct fr_ring *r = &rtg_fr_ring;
     uint32_t mask = t->size.entries - 1u, size = t->size.entries;
     uint32_t head = r->head; /* the events before it are whole */
     uint32_t lo = head > size ? head - size : 0u;
-    uint64_t start_ns = release_ns > t->cfg.lookback_ns ? release_ns - t->cfg.lookback_ns : 0u;
+    uint64_t start_ns = c->from_ns;
     uint64_t start = ticks_at(start_ns);
-    uint32_t to = first_at(t->ring, mask, lo, head, ticks_at(end_ns + 1u));
+    uint32_t to = first_at(t->ring, mask, lo, head, ticks_at(c->to_ns + 1u));
     uint32_t from = first_at(t->ring, mask, lo, to, start);
     k->capped = to - from > t->size.max_events;
     if (k->capped)
@@ -200,103 +202,94 @@ static void freeze(struct rtg_trace *t, struct fr_kept *k, uint64_t release_ns, 
      * those overwritten while this one was read */
     k->lost_events = (uint64_t)(valid - t->lost_seen) + torn;
     t->lost_seen = valid;
-    k->release_ns = release_ns;
-    k->end_ns = end_ns;
+    t->lost_events += k->lost_events;
     k->start_ns = k->capped && n ? board_clock_ticks_ns(k->ev[have_ctx ? 1 : 0].ticks) : start_ns;
-    /* Complete: the ring reaches back past the window's start, an event
-     * before it was found there (still held after the copy), or it never
-     * overwrote one and recording began before the start. */
-    bool reaches_back = from > lo ? from - 1u >= valid : head <= size && t->opened_ticks <= start;
-    k->complete = torn == 0 && reaches_back;
-    k->tid = r->cur; /* the task offering: the one whose wake-up was measured */
+    /* The cover: recording since the open, and every event the ring lost
+     * since (its oldest first: overwritten, or torn while copied). */
+    k->since_ns = board_clock_ticks_ns(t->opened_ticks);
+    k->lost_since = (uint64_t)valid + torn;
+    k->tid = c->tid;
+    k->used = true;
 }
 
-static uint64_t dur(const struct fr_kept *k) { return k->end_ns - k->release_ns; }
-
-void rtg_trace_offer(struct rtg_trace *t, const char *metric, uint64_t release_ns,
-                     uint64_t end_ns)
+static uint16_t number_of_pid(const struct rtg_trace_port *t, int32_t pid)
 {
-    if (!t || end_ns <= release_ns)
-        return;
-    uint64_t d = end_ns - release_ns;
-    if (d <= t->cfg.floor_ns)
-        return;
-    /* Two tasks may offer: one freezes at a time, and a sample that would
-     * be kept while another task freezes is counted as uncaptured. */
-    uint32_t m = fr_mask();
-    t->offered++;
-    bool keep = t->n_kept < t->cfg.keep || d > dur(&t->kept[t->order[t->n_kept - 1u]]);
-    bool busy = keep && t->freezing;
-    if (busy) {
-        t->uncaptured++;
-        if (d > t->uncaptured_max_ns)
-            t->uncaptured_max_ns = d;
+    return pid == 0 ? t->idle : (uint16_t)pid;
+}
+
+static void self_fr(struct rtg_trace_port *t, int *cpu, int32_t *tid)
+{
+    *cpu = 0;
+    uint16_t cur = rtg_fr_ring.cur; /* the task offering: the one whose wake-up was measured */
+    *tid = cur == t->idle ? 0 : cur;
+}
+
+/* The policy calls one freeze at a time; the hooks never stop. */
+static int freeze_fr(struct rtg_trace_port *t, const struct rtg_trace_cut *cuts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cuts[i].slot >= t->cfg.keep || cuts[i].cpu != 0)
+            return EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        struct rtg_trace_cut c = cuts[i];
+        c.tid = (int32_t)number_of_pid(t, c.tid);
+        cut_out(t, &t->kept[c.slot], &c);
     }
-    if (keep && !busy)
-        t->freezing = true;
-    fr_unmask(m);
-    if (!keep || busy)
-        return;
-    unsigned slot = t->n_kept;
-    if (t->n_kept == t->cfg.keep)
-        slot = t->order[--t->n_kept]; /* the least bad kept makes room */
-    struct fr_kept *k = &t->kept[slot];
-    freeze(t, k, release_ns, end_ns);
-    snprintf(k->metric, sizeof k->metric, "%s", metric);
-    t->freezes++;
-    t->lost_events += k->lost_events;
-    unsigned pos = t->n_kept;
-    while (pos > 0 && dur(&t->kept[t->order[pos - 1u]]) < d) {
-        t->order[pos] = t->order[pos - 1u];
-        pos--;
-    }
-    t->order[pos] = slot;
-    t->n_kept++;
-    t->freezing = false;
+    return 0;
 }
 
 /* ---- the end ---- */
 
-void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
+/* The ring's memory first: the windows grow as they are expanded. */
+static void stop_fr(struct rtg_trace_port *t, uint64_t *lost)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!t)
-        return;
-    rtg_fr_ring_stop();
-    open_one = NULL;
-    free(t->ring); /* its memory first: the windows grow as they are expanded */
-    t->ring = NULL;
-    if (out) {
-        snprintf(out->source, sizeof out->source, "FreeRTOS trace hooks");
-        snprintf(out->clock, sizeof out->clock, "%s", board_clock_name());
-        snprintf(out->prio_scale, sizeof out->prio_scale, "rtos");
-        out->buffer_kb = t->size.buffer_kb;
-        out->max_events = t->size.max_events;
-        snprintf(out->reduced, sizeof out->reduced, "%s", t->size.reduced);
-        out->offered = t->offered;
-        out->freezes = t->freezes;
-        out->lost_events = t->lost_events;
-        out->uncaptured = t->uncaptured;
-        out->uncaptured_max_ns = t->uncaptured_max_ns;
-        for (unsigned i = 0; i < t->n_kept; i++) {
-            struct fr_kept *k = &t->kept[t->order[i]];
-            if (rtg_fr_window_expand(k, t->names, t->idle, &out->windows[out->n_windows]) == 0)
-                out->n_windows++;
-            free(k->ev);
-            k->ev = NULL;
-        }
+    if (t->ring) {
+        rtg_fr_ring_stop();
+        open_one = NULL;
+        free(t->ring);
+        t->ring = NULL;
     }
+    *lost = t->lost_events;
+}
+
+static int window_fr(struct rtg_trace_port *t, unsigned slot, struct rtg_trace_window *w,
+                     struct rtg_trace_cover *cover)
+{
+    struct fr_kept *k = slot < t->cfg.keep ? &t->kept[slot] : NULL;
+    if (!k || !k->used || !k->ev)
+        return ENOENT;
+    int e = rtg_fr_window_expand(k, t->names, t->idle, w);
+    *cover = (struct rtg_trace_cover){
+        .since_ns = k->since_ns, .lost = k->lost_since, .oldest_ns = k->first_event_ns};
+    free(k->ev); /* its events are the window's now: room for the next one */
+    k->ev = NULL;
+    return e ? ENOENT : 0;
+}
+
+static void close_fr(struct rtg_trace_port *t)
+{
+    uint64_t lost;
+    stop_fr(t, &lost);
     release(t);
 }
 
 /* A test the watchdog ended left its recorder open: the hooks stop. Its
  * memory stays lost with the rest of that test's (the board restarts
  * before the next test). */
-void rtg_trace_janitor(void)
+static void janitor_fr(void)
 {
     if (!open_one)
         return;
     rtg_fr_ring_stop();
     open_one = NULL;
 }
+
+const struct rtg_trace_ops rtg_trace_port = {
+    .open = open_fr,
+    .self = self_fr,
+    .freeze = freeze_fr,
+    .stop = stop_fr,
+    .window = window_fr,
+    .close = close_fr,
+    .janitor = janitor_fr,
+};

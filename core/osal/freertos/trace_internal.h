@@ -1,7 +1,8 @@
-/* The flight recorder on FreeRTOS (rtg/osal_trace.h), its parts:
+/* The flight recorder's port on FreeRTOS (rtg/osal_trace.h), its parts:
  * trace_hooks.c writes the kernel's and the board's events into a RAM
- * ring; trace.c opens it, freezes windows out of it and keeps the K worst;
- * trace_window.c turns a kept window into the common vocabulary. */
+ * ring; trace.c opens it and cuts the windows the recorder's policy keeps
+ * out of it; trace_window.c turns a kept window into the common
+ * vocabulary. */
 #ifndef RTG_FR_TRACE_INTERNAL_H
 #define RTG_FR_TRACE_INTERNAL_H
 #include <stdbool.h>
@@ -61,17 +62,19 @@ void rtg_fr_ring_stop(void);
 /* trace_window.c: a window kept in the ring's own form, and what it
  * becomes in the record. */
 struct fr_kept {
-    char metric[RTG_TRACE_METRIC_MAX];
-    uint64_t release_ns, end_ns, start_ns;
+    uint64_t start_ns;
     int64_t first_event_ns; /* the oldest event the ring held (-1: none) */
-    uint64_t lost_events;
-    uint16_t tid;
-    bool complete, capped;
+    uint64_t lost_events;   /* since the previous freeze, as the record says it */
+    uint64_t since_ns, lost_since; /* the cover: recording since, and lost since then */
+    uint16_t tid;           /* the task whose sample it is (its number) */
+    bool used, capped;
     uint32_t n;         /* events in ev: the switch before the window, then the window */
     struct fr_tev *ev;  /* room for max_events + 1 */
 };
-/* k in the common vocabulary: its events (the idle task as pid 0, names
- * from the table), the tasks seen; 0 or ENOMEM (w then holds nothing). */
+/* k in the common vocabulary: its events (the idle task as pid 0 wherever
+ * a task is named: a switch's two, a wake-up's and every event's cur;
+ * names from the table), where they begin, the tasks seen; 0 or ENOMEM (w
+ * then holds nothing). The policy fills in the sample's own fields. */
 int rtg_fr_window_expand(const struct fr_kept *k, const struct fr_name *names, uint16_t idle,
                          struct rtg_trace_window *w);
 

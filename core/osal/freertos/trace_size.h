@@ -10,7 +10,7 @@ struct fr_sizes {
     uint32_t entries;    /* the ring's events, a power of two */
     unsigned buffer_kb;  /* the ring's size as the record says it */
     unsigned max_events; /* a kept window's */
-    char reduced[sizeof ((struct rtg_trace_result *)0)->reduced]; /* "": as asked */
+    char reduced[sizeof ((struct rtg_trace_about *)0)->reduced]; /* "": as asked */
 };
 
 /* The ring as --explain-buffer-kb asks and K windows of --explain-events,

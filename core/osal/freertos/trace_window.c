@@ -98,13 +98,10 @@ int rtg_fr_window_expand(const struct fr_kept *k, const struct fr_name *names, u
     for (size_t i = 0; i < n; i++)
         expand(&k->ev[skip + i], names, idle, &w->events[i]);
     w->n_events = n;
-    snprintf(w->metric, sizeof w->metric, "%s", k->metric);
-    w->release_ns = k->release_ns;
-    w->end_ns = k->end_ns;
     w->start_ns = skip && n ? (uint64_t)w->events[0].t_ns : k->start_ns;
+    if (w->start_ns < k->start_ns)
+        w->start_ns = k->start_ns; /* the switch before the window says who ran, no more */
     w->cpu = 0;
-    w->tid = pid_of(k->tid, idle);
-    w->complete = k->complete;
     w->capped = k->capped || skip > 0;
     w->lost_events = k->lost_events;
     w->first_event_ns = k->first_event_ns;
@@ -114,6 +111,6 @@ int rtg_fr_window_expand(const struct fr_kept *k, const struct fr_name *names, u
         if (w->events[i].kind == RTG_TEV_SWITCH)
             add_task(w, cap, w->events[i].pid2);
     }
-    add_task(w, cap, w->tid);
+    add_task(w, cap, pid_of(k->tid, idle));
     return 0;
 }

@@ -1,7 +1,8 @@
 /* The recorder's reader thread (trace_recorder.h): it drains a frozen
- * instance's buffer on the sample's CPU, keeps the window around the sample
- * among the K worst, empties the instance for reuse, and reads the steal
- * time meanwhile. Never real-time: it runs SCHED_OTHER. */
+ * instance's buffer on each CPU a cut asks for, cuts the windows out of it
+ * into their kept slots (unless a later freeze took the slot meanwhile),
+ * empties the instance for reuse, and reads the steal time meanwhile.
+ * Never real-time: it runs SCHED_OTHER. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +22,7 @@
 
 /* ---- steal time ---- */
 
-void rtg_tr_read_steal(struct rtg_trace *t, struct steal_reading *r)
+void rtg_tr_read_steal(struct rtg_trace_port *t, struct steal_reading *r)
 {
     r->at_ns = rtg_tr_mono_ns();
     memset(r->ticks, 0, sizeof r->ticks);
@@ -43,18 +44,17 @@ void rtg_tr_read_steal(struct rtg_trace *t, struct steal_reading *r)
 /* ---- reading a frozen instance ---- */
 
 struct gather {
-    struct rtg_trace *t;
-    const struct job *job;
+    struct rtg_trace_port *t;
+    const struct rtg_trace_cut *cut;
     uint64_t start;
     struct rtg_tev *ring; /* the newest max_events events in the window */
     size_t n, head;
     bool capped;
     struct rtg_tev ctx_switch, ctx_idle; /* the last of each before the window */
     bool have_switch, have_idle;
-    int64_t first_ts;
 };
 
-static const struct rtg_tp_decoder *decoder_of(const struct rtg_trace *t, int type)
+static const struct rtg_tp_decoder *decoder_of(const struct rtg_trace_port *t, int type)
 {
     for (size_t i = 0; i < t->n_dec; i++)
         if (t->dec[i].fmt.id == type)
@@ -62,18 +62,13 @@ static const struct rtg_tp_decoder *decoder_of(const struct rtg_trace *t, int ty
     return NULL;
 }
 
-static void on_event(void *arg, const struct rtg_ring_event *e)
+static void gather_event(struct gather *g, const struct rtg_ring_event *e,
+                         const struct rtg_tp_decoder *d)
 {
-    struct gather *g = arg;
-    if (g->first_ts < 0)
-        g->first_ts = (int64_t)e->ts;
-    if (e->ts > g->job->end_ns)
-        return;
-    const struct rtg_tp_decoder *d = decoder_of(g->t, rtg_tp_type(e->data, e->len));
-    if (!d)
+    if (e->ts > g->cut->to_ns)
         return;
     struct rtg_tev ev;
-    rtg_tp_decode(d, e->data, e->len, e->ts, g->job->cpu, &ev);
+    rtg_tp_decode(d, e->data, e->len, e->ts, g->cut->cpu, &ev);
     if (e->ts < g->start) { /* before the window: only what says the state at its start */
         if (ev.kind == RTG_TEV_SWITCH) {
             g->ctx_switch = ev;
@@ -95,9 +90,31 @@ static void on_event(void *arg, const struct rtg_ring_event *e)
     }
 }
 
-/* Drains the sample CPU's buffer of a frozen instance; the number of
- * events the pages say were lost (UINT64_MAX: some, uncounted). */
-static uint64_t drain(struct rtg_trace *t, const struct slot *s, int cpu, struct gather *g)
+/* The cuts of one CPU, fed from one drain of its buffer. */
+struct cpu_gathers {
+    struct gather *g[RTG_TRACE_KEEP_MAX];
+    size_t n;
+    int64_t first_ts; /* the oldest event the buffer held (-1: none) */
+};
+
+static void on_event(void *arg, const struct rtg_ring_event *e)
+{
+    struct cpu_gathers *c = arg;
+    if (c->first_ts < 0)
+        c->first_ts = (int64_t)e->ts;
+    if (c->n == 0)
+        return;
+    const struct rtg_tp_decoder *d = decoder_of(c->g[0]->t, rtg_tp_type(e->data, e->len));
+    if (!d)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        gather_event(c->g[i], e, d);
+}
+
+/* Drains a CPU's buffer of a frozen instance; the number of events the
+ * pages say were lost (UINT64_MAX: some, uncounted). */
+static uint64_t drain(struct rtg_trace_port *t, const struct slot *s, int cpu,
+                      struct cpu_gathers *g)
 {
     char p[RTG_TRACEFS_PATH * 2 + 48];
     snprintf(p, sizeof p, "%s/per_cpu/cpu%d/trace_pipe_raw", s->dir, cpu);
@@ -165,113 +182,133 @@ static void add_task(struct rtg_trace_window *w, int32_t pid)
     snprintf(k->policy, sizeof k->policy, "%s", pol < 0 ? "" : policy_name(pol));
 }
 
-/* Keeps w among the K worst (worst first); frees what falls out. */
-static void keep(struct rtg_trace *t, struct rtg_trace_window *w)
+/* The window of cut g, from its CPU's drain (lost: what that buffer lost
+ * since the instance began recording), into w; false when out of memory. */
+static bool make_window(struct rtg_trace_port *t, const struct gather *g, uint64_t lost,
+                        int64_t first_ts, const struct steal_reading *now,
+                        struct rtg_trace_window *w)
 {
-    struct rtg_trace_result *r = &t->res;
-    uint64_t d = w->end_ns - w->release_ns;
-    size_t pos = r->n_windows;
-    while (pos > 0 && r->windows[pos - 1].end_ns - r->windows[pos - 1].release_ns < d)
-        pos--;
-    if (pos >= t->cfg.keep) {
+    memset(w, 0, sizeof *w);
+    w->lost_events = lost;
+    w->first_event_ns = first_ts;
+    w->capped = g->capped;
+    size_t extra = (size_t)g->have_switch + (size_t)g->have_idle;
+    w->events = malloc((g->n + extra) * sizeof *w->events + 1);
+    w->tasks = calloc(MAX_TASKS, sizeof *w->tasks);
+    if (!w->events || !w->tasks) {
         free(w->events);
         free(w->tasks);
-        return;
+        memset(w, 0, sizeof *w);
+        return false;
     }
-    if (r->n_windows == t->cfg.keep) { /* the smallest falls out */
-        free(r->windows[r->n_windows - 1].events);
-        free(r->windows[r->n_windows - 1].tasks);
-        r->n_windows--;
+    size_t k = 0;
+    /* the state at the window's start first, then the window in order */
+    if (g->have_switch && (!g->have_idle || g->ctx_switch.t_ns <= g->ctx_idle.t_ns))
+        w->events[k++] = g->ctx_switch;
+    if (g->have_idle)
+        w->events[k++] = g->ctx_idle;
+    if (g->have_switch && g->have_idle && g->ctx_switch.t_ns > g->ctx_idle.t_ns)
+        w->events[k++] = g->ctx_switch;
+    size_t cap = t->cfg.max_events;
+    for (size_t i = 0; i < g->n; i++)
+        w->events[k++] = g->ring[(g->head + i) % cap];
+    w->n_events = k;
+    w->start_ns = g->capped && g->n ? (uint64_t)g->ring[g->head].t_ns : g->start;
+    int cpu = g->cut->cpu;
+    const struct steal_reading *before =
+        t->steal_last.at_ns && t->steal_last.at_ns <= w->start_ns ? &t->steal_last
+                                                                  : &t->steal_prev;
+    if (before->at_ns && before->at_ns <= w->start_ns && t->user_hz > 0 && cpu >= 0 &&
+        cpu < 1024) {
+        w->steal_known = true;
+        uint64_t ticks = now->ticks[cpu] - before->ticks[cpu];
+        w->steal_ns = ticks * (1000000000u / (uint64_t)t->user_hz);
+        w->steal_over_ns = now->at_ns - before->at_ns;
     }
-    memmove(&r->windows[pos + 1], &r->windows[pos],
-            (r->n_windows - pos) * sizeof r->windows[0]);
-    r->windows[pos] = *w;
-    r->n_windows++;
+    for (size_t i = 0; i < w->n_events; i++) {
+        add_task(w, w->events[i].cur);
+        add_task(w, w->events[i].pid);
+        add_task(w, w->events[i].pid2);
+    }
+    add_task(w, g->cut->tid);
+    return true;
 }
 
-bool rtg_tr_window_complete(uint64_t on_since_ns, uint64_t release_ns, bool reaches_back,
-                            const struct rtg_tev *ev, size_t n, uint64_t *start_ns)
+/* Whether the cut is still wanted: no later freeze took its slot. */
+static bool wanted(struct rtg_trace_port *t, const struct job *job, size_t i)
 {
-    if (!reaches_back)
-        return false;
-    if (on_since_ns <= *start_ns)
-        return true;
-    if (on_since_ns > release_ns)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (ev[i].kind == RTG_TEV_SWITCH && ev[i].t_ns >= (int64_t)on_since_ns &&
-            ev[i].t_ns <= (int64_t)release_ns) {
-            *start_ns = on_since_ns; /* nothing was recorded before */
-            return true;
-        }
-    return false;
+    pthread_mutex_lock(&t->lock);
+    bool w = t->kept[job->cuts[i].slot].gen == job->gen[i];
+    pthread_mutex_unlock(&t->lock);
+    return w;
 }
 
-static void read_window(struct rtg_trace *t, const struct job *job)
+/* Reads a frozen instance: each CPU a cut asks for drained once, the
+ * windows still wanted kept in their slots. */
+static void read_job(struct rtg_trace_port *t, const struct job *job)
 {
     const struct slot *s = &t->slots[job->slot];
     struct steal_reading now;
     rtg_tr_read_steal(t, &now);
-    struct gather g = {.t = t, .job = job, .ring = t->scratch, .first_ts = -1};
-    g.start = job->release_ns > t->cfg.lookback_ns ? job->release_ns - t->cfg.lookback_ns : 0;
-    uint64_t lost_pages = drain(t, s, job->cpu, &g);
-    uint64_t lost = stats_lost(s, job->cpu);
-    if (lost_pages == UINT64_MAX && lost == 0)
-        lost = 1; /* the pages say some were lost, the counters did not count them */
-    else if (lost_pages != UINT64_MAX && lost_pages > lost)
-        lost = lost_pages;
-    t->res.lost_events += lost;
-
-    struct rtg_trace_window w;
-    memset(&w, 0, sizeof w);
-    snprintf(w.metric, sizeof w.metric, "%s", job->metric);
-    w.release_ns = job->release_ns;
-    w.end_ns = job->end_ns;
-    w.cpu = job->cpu;
-    w.tid = job->tid;
-    w.lost_events = lost;
-    w.first_event_ns = g.first_ts;
-    w.capped = g.capped;
-    size_t extra = (size_t)g.have_switch + (size_t)g.have_idle;
-    w.events = malloc((g.n + extra) * sizeof *w.events + 1);
-    w.tasks = calloc(MAX_TASKS, sizeof *w.tasks);
-    if (!w.events || !w.tasks) {
-        free(w.events);
-        free(w.tasks);
-        return;
+    struct gather g[RTG_TRACE_KEEP_MAX];
+    memset(g, 0, sizeof g);
+    bool done[RTG_TRACE_KEEP_MAX] = {false};
+    bool scratch_used = false; /* one window's ring is ready: the usual case, no allocation */
+    for (size_t i = 0; i < job->n; i++) {
+        if (done[i])
+            continue;
+        int cpu = job->cuts[i].cpu;
+        struct cpu_gathers cg = {.n = 0, .first_ts = -1};
+        for (size_t j = i; j < job->n; j++) {
+            if (job->cuts[j].cpu != cpu)
+                continue;
+            done[j] = true;
+            if (!wanted(t, job, j))
+                continue;
+            struct gather *x = &g[j];
+            x->t = t;
+            x->cut = &job->cuts[j];
+            x->start = job->cuts[j].from_ns;
+            bool first = cg.n == 0 && !scratch_used;
+            x->ring = first ? t->scratch : malloc(t->cfg.max_events * sizeof *x->ring);
+            scratch_used |= first;
+            if (x->ring)
+                cg.g[cg.n++] = x;
+        }
+        uint64_t lost_pages = drain(t, s, cpu, &cg);
+        uint64_t lost = stats_lost(s, cpu);
+        if (lost_pages == UINT64_MAX && lost == 0)
+            lost = 1; /* the pages say some were lost, the counters did not count them */
+        else if (lost_pages != UINT64_MAX && lost_pages > lost)
+            lost = lost_pages;
+        t->lost_events += lost;
+        for (size_t k = 0; k < cg.n; k++) {
+            struct gather *x = cg.g[k];
+            size_t j = (size_t)(x - g);
+            struct rtg_trace_window w;
+            bool ok = make_window(t, x, lost, cg.first_ts, &now, &w);
+            if (x->ring != t->scratch)
+                free(x->ring);
+            if (!ok)
+                continue;
+            pthread_mutex_lock(&t->lock);
+            struct kept *kp = &t->kept[x->cut->slot];
+            bool still = kp->gen == job->gen[j];
+            if (still) {
+                free(kp->w.events);
+                free(kp->w.tasks);
+                kp->w = w;
+                kp->cover = (struct rtg_trace_cover){
+                    .since_ns = job->since_ns, .lost = lost, .oldest_ns = cg.first_ts};
+                kp->have = true;
+            }
+            pthread_mutex_unlock(&t->lock);
+            if (!still) {
+                free(w.events);
+                free(w.tasks);
+            }
+        }
     }
-    size_t k = 0;
-    /* the state at the window's start first, then the window in order */
-    if (g.have_switch && (!g.have_idle || g.ctx_switch.t_ns <= g.ctx_idle.t_ns))
-        w.events[k++] = g.ctx_switch;
-    if (g.have_idle)
-        w.events[k++] = g.ctx_idle;
-    if (g.have_switch && g.have_idle && g.ctx_switch.t_ns > g.ctx_idle.t_ns)
-        w.events[k++] = g.ctx_switch;
-    size_t cap = t->cfg.max_events;
-    for (size_t i = 0; i < g.n; i++)
-        w.events[k++] = g.ring[(g.head + i) % cap];
-    w.n_events = k;
-    w.start_ns = g.capped && g.n ? (uint64_t)g.ring[g.head].t_ns : g.start;
-    bool reaches_back = lost == 0 || (g.first_ts >= 0 && (uint64_t)g.first_ts <= w.start_ns);
-    w.complete = rtg_tr_window_complete(s->on_since_ns, job->release_ns, reaches_back, w.events,
-                                        w.n_events, &w.start_ns);
-    const struct steal_reading *before =
-        t->steal_last.at_ns && t->steal_last.at_ns <= w.start_ns ? &t->steal_last
-                                                                 : &t->steal_prev;
-    if (before->at_ns && before->at_ns <= w.start_ns && t->user_hz > 0) {
-        w.steal_known = true;
-        uint64_t ticks = now.ticks[job->cpu] - before->ticks[job->cpu];
-        w.steal_ns = ticks * (1000000000u / (uint64_t)t->user_hz);
-        w.steal_over_ns = now.at_ns - before->at_ns;
-    }
-    for (size_t i = 0; i < w.n_events; i++) {
-        add_task(&w, w.events[i].cur);
-        add_task(&w, w.events[i].pid);
-        add_task(&w, w.events[i].pid2);
-    }
-    add_task(&w, w.tid);
-    keep(t, &w);
 }
 
 static void empty_slot(struct slot *s)
@@ -285,7 +322,7 @@ static void empty_slot(struct slot *s)
 
 /* Off the measured CPUs when there are others (the calling thread's own
  * affinity: musl has no attribute for it). */
-static void leave_measured_cpus(const struct rtg_trace *t)
+static void leave_measured_cpus(const struct rtg_trace_port *t)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -301,7 +338,7 @@ static void leave_measured_cpus(const struct rtg_trace *t)
 
 static void *reader_main(void *arg)
 {
-    struct rtg_trace *t = arg;
+    struct rtg_trace_port *t = arg;
     leave_measured_cpus(t);
     rtg_tr_read_steal(t, &t->steal_last);
     t->steal_prev = t->steal_last;
@@ -331,7 +368,7 @@ static void *reader_main(void *arg)
             }
             continue;
         }
-        read_window(t, &job);
+        read_job(t, &job);
         empty_slot(&t->slots[job.slot]);
         pthread_mutex_lock(&t->lock);
         t->slots[job.slot].state = SLOT_SPARE;
@@ -344,13 +381,14 @@ static void *reader_main(void *arg)
  * MCL_FUTURE), so every byte of a thread's stack is resident: left at the C
  * library's default, the reader alone would take 8 MiB (RLIMIT_STACK) in
  * every test that runs the recorder. Its deepest path (reader_main,
- * read_window's 9.7 KiB frame, the steal time's fopen/sscanf) needs under
- * 16 KiB; 64 KiB leaves four times that. Raised to the platform's least
+ * read_job's frame of some 13 KiB: a steal reading and up to 16 cuts, the
+ * steal time's fopen/sscanf) needs under 24 KiB; 64 KiB leaves more than
+ * twice that. Raised to the platform's least
  * where that is larger (128 KiB on aarch64 glibc). */
 #define READER_STACK (64u * 1024u)
 
 /* The reader runs SCHED_OTHER, on the CPUs not measured when there are any. */
-int rtg_tr_start_reader(struct rtg_trace *t)
+int rtg_tr_start_reader(struct rtg_trace_port *t)
 {
     pthread_attr_t a;
     pthread_attr_init(&a);
@@ -366,14 +404,14 @@ int rtg_tr_start_reader(struct rtg_trace *t)
     return e;
 }
 
-/* Function addresses into names, from /proc/kallsyms (the nearest symbol at
- * or below the address), for the events that carry one. */
-void rtg_tr_resolve_symbols(struct rtg_trace_result *r)
+/* Function addresses into names, from /proc/kallsyms, for the events of
+ * the kept windows that carry one. */
+void rtg_tr_resolve_symbols(struct rtg_trace_port *t)
 {
     bool any = false;
-    for (size_t w = 0; w < r->n_windows && !any; w++)
-        for (size_t i = 0; i < r->windows[w].n_events; i++)
-            if (r->windows[w].events[i].addr && !r->windows[w].events[i].name[0])
+    for (size_t w = 0; w < RTG_TRACE_KEEP_MAX && !any; w++)
+        for (size_t i = 0; t->kept[w].have && i < t->kept[w].w.n_events; i++)
+            if (t->kept[w].w.events[i].addr && !t->kept[w].w.events[i].name[0])
                 any = true;
     if (!any)
         return;
@@ -389,9 +427,9 @@ void rtg_tr_resolve_symbols(struct rtg_trace_result *r)
             continue;
         if (type != 't' && type != 'T')
             continue;
-        for (size_t w = 0; w < r->n_windows; w++)
-            for (size_t i = 0; i < r->windows[w].n_events; i++) {
-                struct rtg_tev *e = &r->windows[w].events[i];
+        for (size_t w = 0; w < RTG_TRACE_KEEP_MAX; w++)
+            for (size_t i = 0; t->kept[w].have && i < t->kept[w].w.n_events; i++) {
+                struct rtg_tev *e = &t->kept[w].w.events[i];
                 if (e->addr == a && !e->name[0])
                     snprintf(e->name, sizeof e->name, "%s", name);
             }

@@ -1,10 +1,10 @@
-/* The flight recorder on Linux (rtg/osal_trace.h): tracefs instances of
- * its own used in turn. One records; when a sample beats the K-th worst
- * kept so far, the measuring thread stops that instance (its buffer now
- * holds the time before the sample), starts a spare one, and hands the
- * frozen one to a reader thread, which keeps the window around the sample
- * and empties the instance for reuse. The measuring thread only writes two
- * bytes to tracefs, and only for a sample that will be kept. */
+/* The flight recorder's port on Linux (rtg/osal_trace.h): tracefs
+ * instances of its own used in turn. One records; when the recorder's
+ * policy keeps a sample, the measuring thread stops that instance (its
+ * buffer now holds the time before the sample), starts a spare one, and
+ * hands the frozen one to a reader thread, which cuts the windows asked
+ * out of it and empties the instance for reuse. The measuring thread only
+ * writes two bytes to tracefs, and only for a sample that will be kept. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -22,8 +22,8 @@
 
 #include "trace_recorder.h"
 
-int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, char *why,
-                   size_t n)
+static int open_linux(struct rtg_trace_port **out, const struct rtg_trace_config *cfg,
+                      struct rtg_trace_about *about, char *why, size_t n)
 {
     *out = NULL;
     if (cfg->n_cpus == 0 || cfg->n_cpus > 1024 || cfg->keep == 0 ||
@@ -35,7 +35,7 @@ int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, c
         snprintf(why, n, "not root: the kernel's tracer needs privileges");
         return EPERM;
     }
-    struct rtg_trace *t = calloc(1, sizeof *t);
+    struct rtg_trace_port *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(why, n, "out of memory");
         return ENOMEM;
@@ -77,9 +77,10 @@ int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, c
     for (int i = 0; i < SLOTS; i++)
         if ((e = rtg_tr_setup_slot(t, i, why, n)))
             goto fail;
-    snprintf(t->res.source, sizeof t->res.source, "tracefs instance");
-    snprintf(t->res.clock, sizeof t->res.clock, "mono (CLOCK_MONOTONIC)");
-    snprintf(t->res.prio_scale, sizeof t->res.prio_scale, "linux");
+    memset(about, 0, sizeof *about);
+    snprintf(about->source, sizeof about->source, "tracefs instance");
+    snprintf(about->clock, sizeof about->clock, "mono (CLOCK_MONOTONIC)");
+    snprintf(about->prio_scale, sizeof about->prio_scale, "linux");
     t->user_hz = sysconf(_SC_CLK_TCK);
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
@@ -87,7 +88,6 @@ int rtg_trace_open(struct rtg_trace **out, const struct rtg_trace_config *cfg, c
     pthread_mutex_init(&t->lock, &ma);
     pthread_mutexattr_destroy(&ma);
     sem_init(&t->wake, 0, 0);
-    atomic_store(&t->threshold, cfg->floor_ns);
     if ((e = rtg_tr_start_reader(t))) {
         snprintf(why, n, "cannot start the trace reader thread: %s", strerror(e));
         pthread_mutex_destroy(&t->lock);
@@ -118,63 +118,30 @@ fail:
     return e;
 }
 
-/* The threshold a sample must beat: the smallest of the K worst frozen. */
-static void note_frozen(struct rtg_trace *t, uint64_t d)
+static void self_linux(struct rtg_trace_port *t, int *cpu, int32_t *tid)
 {
-    if (t->n_top < t->cfg.keep)
-        t->top[t->n_top++] = d;
-    else {
-        size_t min = 0;
-        for (size_t i = 1; i < t->n_top; i++)
-            if (t->top[i] < t->top[min])
-                min = i;
-        if (d > t->top[min])
-            t->top[min] = d;
-    }
-    uint64_t th = t->cfg.floor_ns;
-    if (t->n_top == t->cfg.keep) {
-        th = UINT64_MAX;
-        for (size_t i = 0; i < t->n_top; i++)
-            if (t->top[i] < th)
-                th = t->top[i];
-        if (th < t->cfg.floor_ns)
-            th = t->cfg.floor_ns;
-    }
-    atomic_store(&t->threshold, th);
+    (void)t;
+    *cpu = sched_getcpu();
+    *tid = (int32_t)syscall(SYS_gettid);
 }
 
-void rtg_trace_offer(struct rtg_trace *t, const char *metric, uint64_t release_ns,
-                     uint64_t end_ns)
+/* Freezes the recording instance, starts a spare one, and queues the
+ * frozen one with its cuts for the reader. */
+static int freeze_linux(struct rtg_trace_port *t, const struct rtg_trace_cut *cuts, size_t n)
 {
-    if (!t || end_ns <= release_ns)
-        return;
-    uint64_t d = end_ns - release_ns;
-    if (d <= atomic_load_explicit(&t->threshold, memory_order_relaxed))
-        return;
+    if (n == 0 || n > RTG_TRACE_KEEP_MAX)
+        return EINVAL;
     pthread_mutex_lock(&t->lock);
-    t->res.offered++;
-    if (d <= atomic_load(&t->threshold) || atomic_load(&t->quit)) {
-        pthread_mutex_unlock(&t->lock);
-        return;
-    }
     int spare = -1;
-    for (int i = 0; i < SLOTS; i++)
+    for (int i = 0; i < SLOTS && !atomic_load(&t->quit); i++)
         if (t->slots[i].state == SLOT_SPARE) {
             spare = i;
             break;
         }
-    if (spare < 0) {
-        t->res.uncaptured++;
-        if (d > t->res.uncaptured_max_ns)
-            t->res.uncaptured_max_ns = d;
-        pthread_mutex_unlock(&t->lock);
-        return;
-    }
     struct slot *rec = &t->slots[t->recording];
-    uint64_t now = rtg_tr_mono_ns();
-    if (write(rec->on_fd, "0", 1) != 1) {
+    if (spare < 0 || rec->state != SLOT_RECORDING || write(rec->on_fd, "0", 1) != 1) {
         pthread_mutex_unlock(&t->lock);
-        return;
+        return EBUSY;
     }
     if (write(t->slots[spare].on_fd, "1", 1) == 1) {
         t->slots[spare].state = SLOT_RECORDING;
@@ -183,42 +150,58 @@ void rtg_trace_offer(struct rtg_trace *t, const char *metric, uint64_t release_n
     rec->state = SLOT_FROZEN;
     struct job *j = &t->queue[(t->q_head + t->q_len) % SLOTS];
     j->slot = t->recording;
-    snprintf(j->metric, sizeof j->metric, "%s", metric);
-    j->release_ns = release_ns;
-    j->end_ns = end_ns;
-    j->frozen_ns = now;
-    j->cpu = sched_getcpu();
-    j->tid = (int32_t)syscall(SYS_gettid);
+    j->since_ns = rec->on_since_ns;
+    j->n = n;
+    for (size_t i = 0; i < n; i++) {
+        j->cuts[i] = cuts[i];
+        j->gen[i] = ++t->kept[cuts[i].slot].gen;
+    }
     t->q_len++;
     t->recording = t->slots[spare].state == SLOT_RECORDING ? spare : t->recording;
-    t->res.freezes++;
-    note_frozen(t, d);
     pthread_mutex_unlock(&t->lock);
     sem_post(&t->wake);
+    return 0;
 }
 
-void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
+static void stop_linux(struct rtg_trace_port *t, uint64_t *lost)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!t)
-        return;
-    pthread_mutex_lock(&t->lock);
-    atomic_store(&t->quit, true);
-    if (t->slots[t->recording].state == SLOT_RECORDING)
-        (void)!write(t->slots[t->recording].on_fd, "0", 1);
-    pthread_mutex_unlock(&t->lock);
-    sem_post(&t->wake);
-    if (t->reader_started)
-        pthread_join(t->reader, NULL); /* it reads every window queued first */
-    rtg_tr_teardown(t);
-    pthread_mutex_destroy(&t->lock);
-    sem_destroy(&t->wake);
-    if (out) {
-        rtg_tr_resolve_symbols(&t->res);
-        *out = t->res;
-    } else {
-        rtg_trace_result_free(&t->res);
+    if (!t->stopped) {
+        t->stopped = true;
+        pthread_mutex_lock(&t->lock);
+        atomic_store(&t->quit, true);
+        if (t->slots[t->recording].state == SLOT_RECORDING)
+            (void)!write(t->slots[t->recording].on_fd, "0", 1);
+        pthread_mutex_unlock(&t->lock);
+        sem_post(&t->wake);
+        if (t->reader_started)
+            pthread_join(t->reader, NULL); /* it reads every window queued first */
+        rtg_tr_teardown(t);
+        pthread_mutex_destroy(&t->lock);
+        sem_destroy(&t->wake);
+        rtg_tr_resolve_symbols(t);
+    }
+    *lost = t->lost_events;
+}
+
+static int window_linux(struct rtg_trace_port *t, unsigned slot, struct rtg_trace_window *w,
+                        struct rtg_trace_cover *cover)
+{
+    if (slot >= RTG_TRACE_KEEP_MAX || !t->kept[slot].have)
+        return ENOENT;
+    *w = t->kept[slot].w;
+    *cover = t->kept[slot].cover;
+    memset(&t->kept[slot].w, 0, sizeof t->kept[slot].w); /* its memory is the caller's now */
+    t->kept[slot].have = false;
+    return 0;
+}
+
+static void close_linux(struct rtg_trace_port *t)
+{
+    uint64_t lost;
+    stop_linux(t, &lost);
+    for (size_t i = 0; i < RTG_TRACE_KEEP_MAX; i++) {
+        free(t->kept[i].w.events);
+        free(t->kept[i].w.tasks);
     }
     free(t->dec);
     free(t->page);
@@ -226,7 +209,7 @@ void rtg_trace_close(struct rtg_trace *t, struct rtg_trace_result *out)
     free(t);
 }
 
-void rtg_trace_janitor(void)
+static void janitor_linux(void)
 {
     struct rtg_tracefs fs;
     char why[160];
@@ -235,3 +218,13 @@ void rtg_trace_janitor(void)
         rtg_tracefs_close(&fs);
     }
 }
+
+const struct rtg_trace_ops rtg_trace_port = {
+    .open = open_linux,
+    .self = self_linux,
+    .freeze = freeze_linux,
+    .stop = stop_linux,
+    .window = window_linux,
+    .close = close_linux,
+    .janitor = janitor_linux,
+};

@@ -1,6 +1,7 @@
-/* The Linux flight recorder's parts (trace_recorder.c: the lifecycle and
- * the freeze; trace_setup.c: the instances and the tracepoints;
- * trace_reader.c: the reader thread that keeps the windows). */
+/* The Linux flight recorder's parts, the port's side of rtg/osal_trace.h
+ * (trace_recorder.c: the lifecycle and the freeze; trace_setup.c: the
+ * instances and the tracepoints; trace_reader.c: the reader thread that
+ * cuts the windows out of a frozen instance). */
 #ifndef RTG_TRACE_RECORDER_H
 #define RTG_TRACE_RECORDER_H
 #include <pthread.h>
@@ -29,12 +30,23 @@ struct slot {
     uint64_t on_since_ns; /* recording since (trace clock) */
 };
 
+/* A frozen instance to read, and the windows to cut out of it. gen: the
+ * kept slot's generation when cut (a later freeze into the same slot
+ * makes this one's window unwanted). */
 struct job {
     int slot;
-    char metric[RTG_TRACE_METRIC_MAX];
-    uint64_t release_ns, end_ns, frozen_ns;
-    int cpu;
-    int32_t tid;
+    uint64_t since_ns; /* the instance recorded from then on */
+    size_t n;
+    struct rtg_trace_cut cuts[RTG_TRACE_KEEP_MAX];
+    unsigned gen[RTG_TRACE_KEEP_MAX];
+};
+
+/* A kept window as the reader cut it, until the policy takes it. */
+struct kept {
+    unsigned gen; /* the latest cut into this slot (under lock) */
+    bool have;    /* w and cover hold that cut's window */
+    struct rtg_trace_window w;
+    struct rtg_trace_cover cover;
 };
 
 /* Per-CPU steal time readings (/proc/stat, USER_HZ ticks) with their time. */
@@ -43,7 +55,7 @@ struct steal_reading {
     uint64_t ticks[1024];
 };
 
-struct rtg_trace {
+struct rtg_trace_port {
     struct rtg_trace_config cfg;
     int cpus[1024];
     struct rtg_tracefs fs;
@@ -55,9 +67,6 @@ struct rtg_trace {
     struct slot slots[SLOTS];
     int recording;
     pthread_mutex_t lock; /* priority inheritance: the reader holds it briefly */
-    _Atomic uint64_t threshold;
-    uint64_t top[RTG_TRACE_KEEP_MAX]; /* the frozen samples that count */
-    size_t n_top;
     struct job queue[SLOTS];
     size_t q_head, q_len;
 
@@ -66,38 +75,30 @@ struct rtg_trace {
     bool reader_started;
     _Atomic bool quit;
 
-    uint8_t *page;                /* the reader's page buffer */
-    struct rtg_tev *scratch;      /* the reader's ring of window events */
-    struct rtg_trace_result res;  /* windows kept, worst first */
+    bool stopped;
+    uint8_t *page;           /* the reader's page buffer */
+    struct rtg_tev *scratch; /* the reader's ring of a window's events (more cuts: malloc'd) */
+    struct kept kept[RTG_TRACE_KEEP_MAX];
+    uint64_t lost_events; /* over the run */
     struct steal_reading steal_prev, steal_last;
     long user_hz;
 };
 
 /* ---- trace_setup.c ---- */
 uint64_t rtg_tr_mono_ns(void);
-bool rtg_tr_measured(const struct rtg_trace *t, int cpu);
+bool rtg_tr_measured(const struct rtg_trace_port *t, int cpu);
 /* The decoders: the wanted tracepoints and every vector this kernel has. */
-int rtg_tr_read_decoders(struct rtg_trace *t);
+int rtg_tr_read_decoders(struct rtg_trace_port *t);
 /* Instance i, configured, recording off; 0 or an errno with why filled. */
-int rtg_tr_setup_slot(struct rtg_trace *t, int i, char *why, size_t n);
+int rtg_tr_setup_slot(struct rtg_trace_port *t, int i, char *why, size_t n);
 /* Closes and removes every instance; unmounts tracefs if it was mounted here. */
-void rtg_tr_teardown(struct rtg_trace *t);
+void rtg_tr_teardown(struct rtg_trace_port *t);
 
 /* ---- trace_reader.c ---- */
-void rtg_tr_read_steal(struct rtg_trace *t, struct steal_reading *r);
+void rtg_tr_read_steal(struct rtg_trace_port *t, struct steal_reading *r);
 /* The reader runs SCHED_OTHER, on the CPUs not measured when there are any. */
-int rtg_tr_start_reader(struct rtg_trace *t);
-/* Function addresses into names, from /proc/kallsyms. */
-void rtg_tr_resolve_symbols(struct rtg_trace_result *r);
-
-/* Whether a window holds all that happened on its CPU from the release to
- * the end. It must reach back to its start (nothing lost since, or the
- * buffer's oldest event lies before it), and recording must have begun
- * before its start: or, since another sample's freeze restarts recording
- * where it happens, before the release with a switch on the CPU recorded
- * in between. From that switch on, who ran and every handler entered are
- * in the trace; *start_ns then moves to where recording began. */
-bool rtg_tr_window_complete(uint64_t on_since_ns, uint64_t release_ns, bool reaches_back,
-                            const struct rtg_tev *ev, size_t n, uint64_t *start_ns);
+int rtg_tr_start_reader(struct rtg_trace_port *t);
+/* Function addresses into names, from /proc/kallsyms, in the kept windows. */
+void rtg_tr_resolve_symbols(struct rtg_trace_port *t);
 
 #endif

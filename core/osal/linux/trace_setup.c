@@ -27,7 +27,7 @@ uint64_t rtg_tr_mono_ns(void)
 
 /* ---- setting up ---- */
 
-static int add_decoder(struct rtg_trace *t, const char *sys, const char *ev,
+static int add_decoder(struct rtg_trace_port *t, const char *sys, const char *ev,
                        enum rtg_tev_kind kind, const char *vector)
 {
     if (t->n_dec >= MAX_DECODERS)
@@ -48,7 +48,7 @@ static int add_decoder(struct rtg_trace *t, const char *sys, const char *ev,
 }
 
 /* The decoders: the wanted tracepoints and every vector this kernel has. */
-int rtg_tr_read_decoders(struct rtg_trace *t)
+int rtg_tr_read_decoders(struct rtg_trace_port *t)
 {
     for (size_t i = 0; i < rtg_tp_n_wanted; i++)
         add_decoder(t, rtg_tp_wanted[i].system, rtg_tp_wanted[i].event,
@@ -78,7 +78,7 @@ int rtg_tr_read_decoders(struct rtg_trace *t)
 }
 
 /* Enables in the instance every tracepoint a decoder was read for. */
-static int enable_all(struct rtg_trace *t, const char *inst)
+static int enable_all(struct rtg_trace_port *t, const char *inst)
 {
     int enabled = 0;
     for (size_t i = 0; i < rtg_tp_n_wanted; i++) {
@@ -101,7 +101,7 @@ static int enable_all(struct rtg_trace *t, const char *inst)
     return enabled > 0 ? 0 : ENOTSUP;
 }
 
-bool rtg_tr_measured(const struct rtg_trace *t, int cpu)
+bool rtg_tr_measured(const struct rtg_trace_port *t, int cpu)
 {
     for (size_t i = 0; i < t->cfg.n_cpus; i++)
         if (t->cpus[i] == cpu)
@@ -110,7 +110,7 @@ bool rtg_tr_measured(const struct rtg_trace *t, int cpu)
 }
 
 /* The CPU mask in tracing_cpumask's format: comma-separated 32-bit hex words. */
-static void cpumask_text(const struct rtg_trace *t, char *out, size_t n)
+static void cpumask_text(const struct rtg_trace_port *t, char *out, size_t n)
 {
     int maxcpu = 0;
     for (size_t i = 0; i < t->cfg.n_cpus; i++)
@@ -128,7 +128,7 @@ static void cpumask_text(const struct rtg_trace *t, char *out, size_t n)
     }
 }
 
-int rtg_tr_setup_slot(struct rtg_trace *t, int i, char *why, size_t n)
+int rtg_tr_setup_slot(struct rtg_trace_port *t, int i, char *why, size_t n)
 {
     struct slot *s = &t->slots[i];
     int e = rtg_tracefs_instance_new(&t->fs, i, s->dir, sizeof s->dir);
@@ -177,7 +177,7 @@ int rtg_tr_setup_slot(struct rtg_trace *t, int i, char *why, size_t n)
     return 0;
 }
 
-void rtg_tr_teardown(struct rtg_trace *t)
+void rtg_tr_teardown(struct rtg_trace_port *t)
 {
     for (int i = 0; i < SLOTS; i++) {
         if (t->slots[i].on_fd > 0)

@@ -1,6 +1,7 @@
 /* A test's flight recorder from the runner's side and the record's
- * "explain" part (docs/schema.md, "explain"): the port hands over plain
- * values (rtg/osal_trace.h), this file writes every key, once. */
+ * "explain" part (docs/schema.md, "explain"): the recorder's policy
+ * (recorder_policy.c) hands over plain values, this file writes every
+ * key, once. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ void rtg_explain_start(struct rtg_explain *x, const struct rtg_config *cfg, bool
                                        .lookback_ns = cfg->explain.lookback_ns,
                                        .buffer_kb = cfg->explain.buffer_kb,
                                        .max_events = cfg->explain.max_events};
-    int e = rtg_trace_open(&x->rec, &x->cfg, x->why, sizeof x->why);
+    int e = rtg_recorder_open(&x->rec, &rtg_trace_port, &x->cfg, x->why, sizeof x->why);
     if (e) {
         x->state = RTG_EXPLAIN_NOT_HERE;
         if (!x->why[0])
@@ -60,7 +61,7 @@ void rtg_explain_stop(struct rtg_explain *x)
     if (x->state != RTG_EXPLAIN_ON || !x->rec)
         return;
     x->res = malloc(sizeof *x->res); /* NULL: the windows are dropped, the record says so */
-    rtg_trace_close(x->rec, x->res);
+    rtg_recorder_close(x->rec, x->res);
     x->rec = NULL;
 }
 
@@ -178,16 +179,16 @@ void rtg_explain_emit(struct rtg_explain *x, struct rtg_json *j)
         rtg_json_kstr(j, "why", on ? NULL : x->why);
     if (on && x->res) {
         struct rtg_trace_result *r = x->res;
-        rtg_json_kstr(j, "source", r->source);
-        rtg_json_kstr(j, "clock", r->clock);
-        rtg_json_kstr(j, "prio_scale", r->prio_scale);
+        rtg_json_kstr(j, "source", r->about.source);
+        rtg_json_kstr(j, "clock", r->about.clock);
+        rtg_json_kstr(j, "prio_scale", r->about.prio_scale);
         rtg_json_kuint(j, "keep", x->cfg.keep);
         rtg_json_kuint(j, "floor_ns", x->cfg.floor_ns);
         rtg_json_kuint(j, "lookback_ns", x->cfg.lookback_ns);
-        rtg_json_kuint(j, "buffer_kb", r->buffer_kb ? r->buffer_kb : x->cfg.buffer_kb);
-        rtg_json_kuint(j, "max_events", r->max_events ? r->max_events : x->cfg.max_events);
-        if (r->reduced[0])
-            rtg_json_kstr(j, "reduced", r->reduced);
+        rtg_json_kuint(j, "buffer_kb", r->about.buffer_kb ? r->about.buffer_kb : x->cfg.buffer_kb);
+        rtg_json_kuint(j, "max_events", r->about.max_events ? r->about.max_events : x->cfg.max_events);
+        if (r->about.reduced[0])
+            rtg_json_kstr(j, "reduced", r->about.reduced);
         rtg_json_kuint(j, "offered", r->offered);
         rtg_json_kuint(j, "freezes", r->freezes);
         rtg_json_kuint(j, "uncaptured", r->uncaptured);

@@ -190,7 +190,7 @@ static enum rtg_status run_one(struct run_state *rs, const struct rtg_test_desc 
     }
     bool complete = o.len > 0 && o.record[o.len - 1] == '\n';
     if (d->release_latency && !rs->cfg->explain.off && o.end != RTG_ISO_COMPLETED)
-        rtg_trace_janitor(); /* what a killed test's recorder left */
+        rtg_trace_port.janitor(); /* what a killed test's recorder left */
     if (complete && o.end == RTG_ISO_COMPLETED) {
         emit_line(rs, o.record, o.len);
         enum rtg_status st = status_of_line(o.record);
@@ -235,7 +235,7 @@ int rtg_run(struct rtg_config *cfg, int argc, char **argv, FILE *out)
     struct rtg_privileges priv;
     rtg_privileges_probe(cfg, &priv);
     if (!cfg->explain.off && priv.euid == 0)
-        rtg_trace_janitor(); /* instances an earlier probe killed with SIGKILL left */
+        rtg_trace_port.janitor(); /* instances an earlier probe killed with SIGKILL left */
     struct rtg_isolate_run iso;
     rtg_isolate_begin(&iso, out, priv.sched_fifo);
     priv.cpu_dma_latency = iso.cpu_dma_latency;

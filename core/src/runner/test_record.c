@@ -61,7 +61,7 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
 
 static void offer(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns)
 {
-    rtg_trace_offer(arg, name, from_ns, to_ns);
+    rtg_recorder_offer(arg, name, from_ns, to_ns);
 }
 
 void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m)

@@ -1,5 +1,6 @@
 /* A test's flight recorder, seen from the runner: whether it runs, why
- * not, and the windows it kept (rtg/osal_trace.h). The runner opens it
+ * not, and the windows it kept (rtg_private/recorder_policy.h, over the
+ * port's rtg/osal_trace.h). The runner opens it
  * around an explained test's body; the test marks the figures it explains
  * (rtg_metric_explain); the record carries the result ("explain"). */
 #ifndef RTG_EXPLAIN_H
@@ -9,6 +10,7 @@
 #include "rtg/json.h"
 #include "rtg/osal_trace.h"
 #include "rtg_private/config.h"
+#include "rtg_private/recorder_policy.h"
 
 enum rtg_explain_state {
     RTG_EXPLAIN_NONE,    /* the test has no figure to explain: no "explain" key */
@@ -21,7 +23,7 @@ struct rtg_explain {
     enum rtg_explain_state state;
     char why[256];
     struct rtg_trace_config cfg;
-    struct rtg_trace *rec;        /* while recording */
+    struct rtg_recorder *rec;     /* while recording */
     struct rtg_trace_result *res; /* after: on the heap (a board's stacks are small) */
 };
 

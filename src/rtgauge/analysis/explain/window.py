@@ -59,7 +59,11 @@ def profile_of(run: Run, test: TestRecord) -> OsProfile:
     port = run.system.port or "rtos"
     if names is None:  # an RTOS that names nothing: no idle task, no tick known
         return rtos_profile(port, None, None, None)
-    return rtos_profile(port, names.idle_task, names.tick, names.timer_task)
+    # a port that names its tasks in the record also numbers its idle task 0
+    # in the events itself; only older records need the host to
+    said = isinstance((run.system.rtos or {}).get("trace_names"), dict)
+    idle = None if said else names.idle_task
+    return rtos_profile(port, idle, names.tick, names.timer_task)
 
 
 def legacy_profile(prio_scale: str) -> OsProfile:

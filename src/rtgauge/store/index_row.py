@@ -162,8 +162,19 @@ def index_values(bundle: Bundle) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         "status": run_status(bundle.complete, failed, errors),
         "worst_ns": worst,
         "probe_version": system.probe.version,
+        "timing": _timing(bundle),
     }
     return row, test_rows
+
+
+def _timing(bundle: Bundle) -> str | None:
+    """What time the run's figures are in, when not the target's real time."""
+    from rtgauge.conditions import run_conditions
+
+    c = run_conditions(
+        bundle.system_view(), bundle.test_views(), bundle.target_view(), bundle.import_view()
+    )
+    return "virtual" if c.virtual_time else "emulated" if c.emulated else None
 
 
 def _board(target: dict[str, Any]) -> str | None:

@@ -1,8 +1,9 @@
 """Bringing a store's schema to the one this code reads, in place (Alembic,
 migrations/versions/). A store from the release before the shared store
 (one `runs` table keyed by bundle path) is upgraded the same way: revision
-0002 adds the new tables, the store then indexes every bundle the old index
-named (the caller's `reindex`), and 0003 drops the old table.
+0002 adds the new tables, the paths the old index named are read, the later
+revisions run (0003 drops the old table), and the store then indexes every
+one of those bundles with the newest columns (the caller's `reindex`).
 
 One process migrates at a time: a lock file beside a directory store's
 index, an advisory lock on PostgreSQL.
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS = Path(__file__).parent / "migrations"
-HEAD = "0004"  # the newest revision; a unit test checks it is the scripts' head
+HEAD = "0005"  # the newest revision; a unit test checks it is the scripts' head
 V1_DONE = "0002"  # the new tables exist; the v1 index is still there
 _LOCK_KEY = 0x72746761  # "rtga": PostgreSQL's advisory lock for migrations
 VERSION_TABLE = "alembic_version"  # Alembic's default, which env.py keeps
@@ -110,6 +111,10 @@ def upgrade(engine: Engine, location: Location, reindex: Callable[[list[str]], N
             if at_head(conn):  # another process did it meanwhile
                 return False
         _upgrade(engine, V1_DONE)
-        reindex(v1_paths(engine))
+        # the v1 index's paths are read, then every revision applied, then
+        # the bundles indexed with the newest columns (a later revision's
+        # column does not exist yet at V1_DONE)
+        paths = v1_paths(engine)
         _upgrade(engine, HEAD)
+        reindex(paths)
     return True

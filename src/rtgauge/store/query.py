@@ -179,6 +179,7 @@ class RunRow:
     status: str
     worst_ns: float | None
     probe_version: str | None
+    timing: str | None  # "virtual", "emulated"; None: real time
 
     @classmethod
     def of(cls, row: Any) -> RunRow:

@@ -55,6 +55,7 @@ runs = Table(
     Column("status", String(16), nullable=False, index=True),
     Column("worst_ns", Float),
     Column("probe_version", Text),
+    Column("timing", String(16)),  # "virtual", "emulated"; NULL: real time (or not known)
 )
 
 run_tests = Table(

@@ -1,6 +1,6 @@
-"""The v1 index goes: every bundle it named is in indexed_runs now (the store
-indexes them between 0002 and this revision), and the bundles, not the index,
-are the authority.
+"""The v1 index goes: the store has read the paths it named and indexes those
+bundles once every revision has run (rtgauge.store.migrate), and the
+bundles, not the index, are the authority.
 
 Revision ID: 0003
 Revises: 0002

@@ -20,6 +20,13 @@ def time_base(a: AnalysedRun) -> str | None:
     return None
 
 
+def unit(a: AnalysedRun) -> str:
+    """The unit of the run's figures as a table's header says it: µs, or
+    µs of virtual or emulated time."""
+    c = a.run.conditions
+    return "virtual µs" if c.virtual_time else "emulated µs" if c.emulated else "µs"
+
+
 def worst_line(a: AnalysedRun) -> str:
     """ "worst 12.6 ms on CPU 1, over the 100 µs budget — 98 % no kernel
     event at all: the hypervisor …", or what stands for it."""

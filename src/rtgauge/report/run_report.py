@@ -11,7 +11,7 @@ from rtgauge.conditions import figures_partial
 from rtgauge.fmt import COLUMNS, us, us2
 from rtgauge.model import Bundle, ImportInfo, Metric, System, TestRecord
 from rtgauge.report import plots
-from rtgauge.report.answer import answer
+from rtgauge.report.answer import answer, unit
 from rtgauge.report.audit_report import audit_blocks
 from rtgauge.report.deadline_report import run_section
 from rtgauge.report.document import (
@@ -158,13 +158,13 @@ def _imported_rows(rows: list[tuple[str, str]], imported: ImportInfo) -> list[tu
     return out + [("imported from", f"{tool}, file {imported.file}")]
 
 
-def metric_table(metrics: list[Metric]) -> Table:
+def metric_table(metrics: list[Metric], in_unit: str = "µs") -> Table:
     rows = []
     for m in sorted(metrics, key=lambda m: m.worst, reverse=True):
         rows.append(
             [Cell(m.name)] + [Cell(us2(m.stat(k))) for k, _ in COLUMNS] + [Cell(str(m.count))]
         )
-    return Table(["figure (µs)"] + [h for _, h in COLUMNS] + ["count"], rows)
+    return Table([f"figure ({in_unit})"] + [h for _, h in COLUMNS] + ["count"], rows)
 
 
 def negative_note(metrics: list[Metric]) -> Para | None:
@@ -235,7 +235,7 @@ PARTIAL_NOTE = (
 )
 
 
-def test_blocks(t: TestRecord) -> list[Block]:
+def test_blocks(t: TestRecord, in_unit: str = "µs") -> list[Block]:
     out: list[Block] = [Heading(3, f"{t.id} — {t.title}", anchor=t.id)]
     status = t.status + (f": {t.reason}" if t.reason else "")
     opts = ", ".join(f"{k}={v}" for k, v in t.options.items())
@@ -258,7 +258,7 @@ def test_blocks(t: TestRecord) -> list[Block]:
     if t.metrics and figures_partial(t):
         out.append(Para(PARTIAL_NOTE, "warn"))
     if t.metrics:
-        out.append(metric_table(t.metrics))
+        out.append(metric_table(t.metrics, in_unit))
         negative = negative_note(t.metrics)
         if negative:
             out.append(negative)
@@ -314,7 +314,7 @@ def not_run_blocks(run: Run) -> list[Block]:
     ]
 
 
-def summary_table(run: Run) -> Table:
+def summary_table(run: Run, in_unit: str = "µs") -> Table:
     """One row per test, in the terminal summary's order: worst case first."""
     rows = []
     for t in order_tests(run.tests):
@@ -335,7 +335,8 @@ def summary_table(run: Run) -> Table:
                 Cell(worst.name if worst else (t.reason or "")),
             ]
         )
-    return Table(["test", "what", "status", "worst max µs", "p99.99 (p99)", "mean", "figure"], rows)
+    headers = ["test", "what", "status", f"worst max {in_unit}", "p99.99 (p99)", "mean", "figure"]
+    return Table(headers, rows)
 
 
 def audit_section(a: AnalysedRun) -> list[Block]:
@@ -368,7 +369,7 @@ def run_blocks(a: AnalysedRun) -> list[Block]:
         Heading(2, "System and how it was measured", "system"),
         system_table(s, run.imported),
     ]
-    out += [Heading(2, "Summary", "summary"), summary_table(run)]
+    out += [Heading(2, "Summary", "summary"), summary_table(run, unit(a))]
     out += culprits_table(a)
     if a.claim is not None:
         out += run_section(a.claim)
@@ -381,7 +382,7 @@ def run_blocks(a: AnalysedRun) -> list[Block]:
     for fam, tests in by_family.items():
         out.append(Heading(2, f"{fam} — {run.family_title(fam) or fam}", fam))
         for t in tests:
-            out += test_blocks(t) + test_section(a, t)
+            out += test_blocks(t, unit(a)) + test_section(a, t)
     out += [
         Heading(2, "How these figures were obtained"),
         Para(

@@ -13,6 +13,7 @@ from collections import Counter
 from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.fmt import clip, term, us2
 from rtgauge.model import Bundle, End, Metric, TestRecord
+from rtgauge.report.answer import time_base
 
 _TROUBLE = ("fail", "error", "interrupted")
 
@@ -128,6 +129,9 @@ def summary_text(a: AnalysedRun) -> str:
         f"  clock={s.clock.source}  floor={s.clock.floor_ns.mean:.0f} ns",
     ]
     lines += [f"  warning: {term(w)}" for w in s.warnings]
+    base = time_base(a)
+    if base:
+        lines.append(f"  every figure below is in {base}, not µs of the target's real time")
     if s.audit.present:
         audit = a.audit
         failing = [f.id for f in audit.findings if f.status == "fail"]

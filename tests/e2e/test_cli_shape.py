@@ -38,7 +38,7 @@ def test_runs_by_id_on_either_engine(store_spec: str) -> None:
 
     got = rtgauge("report", first, "--store", store_spec, "--format", "json")
     assert got.returncode == 0, got.stderr
-    assert json.loads(got.stdout)["created_at"] == json.loads(HOG.read_text())["created_at"]
+    assert json.loads(got.stdout)["run"]["created_at"] == json.loads(HOG.read_text())["created_at"]
     got = rtgauge("explain", first, "--store", store_spec, "--format", "json", "--out", "-")
     assert got.returncode == 0 and json.loads(got.stdout)[0]["test"] == "TMR-P-LAT", got.stderr
     got = rtgauge("compare", first, second, "--store", store_spec, "--format", "json")

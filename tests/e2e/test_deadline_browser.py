@@ -26,7 +26,7 @@ def test_probe_run_to_pwcet_curve_in_chromium(tmp_path: Path) -> None:
     assert run.tests["TMR-P-LAT"]["status"] == "ok"
     report = bundle_report(bundle_from_records(run.records, "e2e"), 100_000.0, 1e-6)
 
-    data = json.loads(EXPORTERS["json"].render(report))["analysis"]["deadline"]
+    data = json.loads(EXPORTERS["json"].render(report))["deadline"]
     assert data["verdicts"] and all(v["verdict"] in VERDICTS for v in data["verdicts"])
     assert all(v["upper_bound_per_activation"] > 0 for v in data["verdicts"])
     (pw,) = [p for p in data["pwcet"] if p["metric"].endswith(".all")]

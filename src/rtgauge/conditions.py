@@ -135,7 +135,7 @@ def run_conditions(
     elif emulated:
         who = " and ".join(known_by)
         reasons.append(
-            f"emulated (known to the {who}): timings are not meaningful; behaviour verdicts are"
+            f"emulated (known to the {who}): timings are not meaningful; behaviour verdicts are valid"
         )
     if unrecorded:
         reasons.append(

@@ -69,7 +69,7 @@ static int test_body(void *arg, struct rtg_isolate_channel *ch)
     if (!ctx.mlock_ok)
         rtg_note(&ctx, "ran without mlockall: %s", rs->priv->mlockall_reason);
     if (rs->emulated)
-        rtg_note(&ctx, "emulated: timings are not meaningful; behaviour verdicts are");
+        rtg_note(&ctx, "emulated: timings are not meaningful; behaviour verdicts are valid");
     else if (rs->virtualized)
         rtg_note(&ctx, "ran in a virtual machine");
     double bound = bound_s(&ctx);

@@ -341,7 +341,7 @@ static void emit_warnings(struct rtg_json *j, const struct rtg_privileges *p, bo
     if (!p->mlockall)
         rtg_json_str(j, "no mlockall: page faults may appear in the figures");
     if (rtg_sys_emulated())
-        rtg_json_str(j, "emulated CPU (QEMU TCG): timings are not meaningful; behaviour verdicts are");
+        rtg_json_str(j, "emulated CPU (QEMU TCG): timings are not meaningful; behaviour verdicts are valid");
     else if (virt)
         rtg_json_str(j, "virtual machine: the hypervisor can steal time from any measurement");
     if (rtg_clock_g.source == RTG_CLOCK_POSIX)

@@ -17,11 +17,19 @@ from pathlib import Path
 from probe_run import live_processes, probe_path
 
 
+# What the probe names its objects (core/osal/posix/named.c, msg_internal.h):
+# another program's objects made while the test runs (a PostgreSQL cluster's
+# shared memory) are not the probe's. System V: the probe makes message
+# queues only, so only queues are counted.
+NAMED = "rtg-"
+
+
 def snapshot(tmp: Path) -> dict[str, set[str]]:
-    ipcs = subprocess.run(["ipcs"], capture_output=True, text=True).stdout
+    ipcs = subprocess.run(["ipcs", "-q"], capture_output=True, text=True).stdout
+    mq = os.listdir("/dev/mqueue") if os.path.isdir("/dev/mqueue") else []
     return {
-        "shm": set(os.listdir("/dev/shm")),
-        "mqueue": set(os.listdir("/dev/mqueue")) if os.path.isdir("/dev/mqueue") else set(),
+        "shm": {n for n in os.listdir("/dev/shm") if NAMED in n},
+        "mqueue": {n for n in mq if NAMED in n},
         "sysv": {line.split()[1] for line in ipcs.splitlines() if line.startswith("0x")},
         "tmp": {p.name for p in tmp.iterdir()},
         "procs": set(live_processes(str(probe_path()))),

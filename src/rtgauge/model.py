@@ -249,6 +249,7 @@ class TraceWindowRecord:
     steal_ns: int | None
     steal_over_ns: int | None
     policies: dict[int, str]
+    origins: dict[int, str]  # pid -> "run", "kernel", "other" (where the record says)
     events: tuple[TraceEvent, ...]
 
     @classmethod
@@ -268,6 +269,7 @@ class TraceWindowRecord:
             steal_ns=steal["ns"] if steal else None,
             steal_over_ns=steal["over_ns"] if steal else None,
             policies={t["pid"]: t["policy"] or "" for t in d.get("tasks", [])},
+            origins={t["pid"]: t["origin"] for t in d.get("tasks", []) if t.get("origin")},
             events=tuple(TraceEvent.read(e) for e in d["events"]),
         )
 

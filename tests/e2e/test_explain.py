@@ -141,6 +141,13 @@ def test_a_fifo_hog_is_named_with_most_of_the_worst_sample() -> None:
     assert f"/{hog.pid} SCHED_FIFO {PRIO + 8}" in worst.culprit
     assert int(worst.culprit.split(" %")[0]) >= 50
     assert sum(p.ns for p in worst.parts) == worst.sample_ns
+    # the hog is another program's (this test's, not the probe's): a stranger,
+    # called one; the measured thread is the run's own
+    assert "not part of the run" in worst.culprit
+    kept = r.tests["TMR-P-LAT"]["explain"]["windows"]
+    win = next(w for w in kept if w["sample_ns"] == worst.sample_ns)
+    origins = {t["pid"]: t.get("origin") for t in win["tasks"]}
+    assert origins[hog.pid] == "other" and origins[win["tid"]] == "run"
 
 
 def test_softirq_load_on_the_cpu_is_a_part_by_name() -> None:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from probe_run import live_processes, probe_path
 
-
 # What the probe names its objects (core/osal/posix/named.c, msg_internal.h):
 # another program's objects made while the test runs (a PostgreSQL cluster's
 # shared memory) are not the probe's. System V: the probe makes message

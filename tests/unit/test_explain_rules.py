@@ -90,6 +90,27 @@ def test_fifo_hog_is_named_with_most_of_the_sample() -> None:
     assert WAKE_IRQ in kinds and kinds[-1] != UNACCOUNTED
 
 
+def test_a_stranger_is_called_one_and_the_runs_own_task_is_not() -> None:
+    """A hog the record says is another program's is named as not part of
+    the run; the same hog as the run's own task (a load it started), or with
+    no origin recorded (older records), is named as before: the control."""
+    evs = [
+        sw(-900_000, PROBE, (1234, 0, "hog")),
+        *timer_wakeup(2_000, 1234),
+        sw(400_000, (1234, 0, "hog"), PROBE),
+    ]
+    policies = {1234: "SCHED_FIFO", TID: "SCHED_FIFO"}
+    stranger = explain(window(evs, 403_000, policies=policies, origins={1234: "other"}))
+    assert stranger.culprit.endswith(
+        "blocked by hog/1234 SCHED_FIFO 99 (not part of the run: another program's task)"
+    )
+    assert stranger.named is not None and stranger.named.party[1] is not None
+    assert stranger.named.party[1].origin == "other"
+    for origins in ({1234: "run"}, {}):
+        own = explain(window(evs, 403_000, policies=policies, origins=origins))
+        assert own.culprit.endswith("blocked by hog/1234 SCHED_FIFO 99"), own.culprit
+
+
 def test_lower_priority_busy_task_is_never_the_culprit() -> None:
     evs = [
         sw(-500_000, PROBE, (777, 120, "busy")),

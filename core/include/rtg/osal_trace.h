@@ -60,10 +60,13 @@ struct rtg_tev {
 };
 
 /* A task seen in a window, with its scheduling policy read when the window
- * was kept (it may have changed since, or ended: policy then ""). */
+ * was kept (it may have changed since, or ended: policy then ""), and whose
+ * it is: "run" (the probe, its test and what they started), "kernel" (a
+ * kernel thread), "other" (anything else on the system), "" (not known). */
 struct rtg_trace_task {
     int32_t pid;
     char policy[16];
+    char origin[8];
 };
 
 #define RTG_TRACE_METRIC_MAX 96

@@ -169,6 +169,47 @@ static const char *policy_name(int pol)
     }
 }
 
+/* A task's process (Tgid) and that process's parent (PPid), from
+ * /proc/<pid>/status; false when it cannot be read (the task ended). */
+static bool process_of(long pid, long *tgid, long *ppid)
+{
+    char path[40], line[128];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    *tgid = *ppid = 0;
+    while (fgets(line, sizeof line, f) && !(*tgid && *ppid)) {
+        if (sscanf(line, "Tgid: %ld", tgid) == 1 || sscanf(line, "PPid: %ld", ppid) == 1)
+            continue;
+    }
+    fclose(f);
+    return *tgid > 0;
+}
+
+/* Whose a task is: the run's when its process, or an ancestor of it, is the
+ * test's or the probe's (the test's parent); the kernel's when kthreadd
+ * (pid 2) is, or it is kthreadd; another program's when the chain reaches
+ * init first; "" when /proc cannot say (the task ended meanwhile). */
+static const char *origin_of(long pid)
+{
+    long self = (long)getpid(), probe = (long)getppid();
+    long p = pid;
+    for (int depth = 0; depth < 32; depth++) {
+        long tgid, ppid;
+        if (!process_of(p, &tgid, &ppid))
+            return "";
+        if (tgid == self || tgid == probe)
+            return "run";
+        if (tgid == 2 || ppid == 2)
+            return "kernel";
+        if (tgid == 1 || ppid <= 1)
+            return "other";
+        p = ppid;
+    }
+    return "other";
+}
+
 static void add_task(struct rtg_trace_window *w, int32_t pid)
 {
     if (pid <= 0 || w->n_tasks >= MAX_TASKS)
@@ -180,6 +221,7 @@ static void add_task(struct rtg_trace_window *w, int32_t pid)
     k->pid = pid;
     int pol = sched_getscheduler(pid);
     snprintf(k->policy, sizeof k->policy, "%s", pol < 0 ? "" : policy_name(pol));
+    snprintf(k->origin, sizeof k->origin, "%s", origin_of(pid));
 }
 
 /* The window of cut g, from its CPU's drain (lost: what that buffer lost

@@ -154,6 +154,8 @@ static void emit_window(struct rtg_json *j, const struct rtg_trace_window *w)
         rtg_json_obj_begin(j);
         rtg_json_kint(j, "pid", w->tasks[i].pid);
         rtg_json_kstr(j, "policy", w->tasks[i].policy[0] ? w->tasks[i].policy : NULL);
+        if (w->tasks[i].origin[0])
+            rtg_json_kstr(j, "origin", w->tasks[i].origin);
         rtg_json_obj_end(j);
     }
     rtg_json_arr_end(j);

@@ -203,6 +203,8 @@ def subject_json(s: Subject | None) -> dict[str, Any] | None:
         out.update(priority=s.priority, nice=s.nice)
         if s.role:
             out["role"] = s.role
+        if s.origin:
+            out["origin"] = s.origin
         if s.work:
             out["work"] = s.work
     elif s.what in ("idle", "thread"):

@@ -72,6 +72,7 @@ class Subject:
     nice: int | None = None  # a normal Linux task's nice value
     role: str = ""
     work: str = ""
+    origin: str = ""  # whose task: "run", "kernel", "other" (another program's); "" unknown
 
     @property
     def is_task(self) -> bool:

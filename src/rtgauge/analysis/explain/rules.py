@@ -40,6 +40,7 @@ from rtgauge.analysis.explain.words import (
     no_event_blame,
     priority_of,
     subject_label,
+    whose,
 )
 
 
@@ -126,6 +127,7 @@ class Case:
             policy=self.ctx.w.policies.get(pid, ""),
             role=role,
             work=work,
+            origin=self.ctx.w.origins.get(pid, ""),
             priority=priority,
             nice=nice,
         )
@@ -414,7 +416,7 @@ RULES: tuple[Rule, ...] = (
         party_by_subject=True,
         merge_as="task",
         detail=_fixed("ran before the wake-up"),
-        blame=lambda p, w: f"{_label(p, w)} (before the wake-up)",
+        blame=lambda p, w: f"{_label(p, w)} (before the wake-up){whose(p.subject)}",
     ),
     Rule(
         "task-outranks",
@@ -428,7 +430,7 @@ RULES: tuple[Rule, ...] = (
         merge_as="task",
         legal=True,
         detail=_fixed("ran instead: higher or equal priority, may legally delay the thread"),
-        blame=lambda p, w: f"blocked by {_label(p, w)}",
+        blame=lambda p, w: f"blocked by {_label(p, w)}{whose(p.subject)}",
     ),
     Rule(
         "task-held",
@@ -452,9 +454,9 @@ RULES: tuple[Rule, ...] = (
             "not preempt: an interrupt after the wake-up returned to it instead of switching"
         ),
         blame=lambda p, w: (
-            f"{_label(p, w)} held off the switch ({w.os.holds_off_switch})"
+            f"{_label(p, w)} held off the switch ({w.os.holds_off_switch}){whose(p.subject)}"
             if w.os.holds_off_switch
-            else f"the kernel did not preempt {_label(p, w)} ({held_cause(w)})"
+            else f"the kernel did not preempt {_label(p, w)} ({held_cause(w)}){whose(p.subject)}"
         ),
     ),
     Rule(

@@ -92,6 +92,7 @@ class TraceWindow:
     lost_events: int
     events: tuple[TraceEvent, ...]
     policies: dict[int, str] = field(default_factory=dict)
+    origins: dict[int, str] = field(default_factory=dict)  # pid -> run, kernel, other
     steal_ns: int | None = None
     steal_over_ns: int | None = None
     # how the OS numbers priorities: "linux" (0-99 real-time, lower first;
@@ -144,6 +145,7 @@ def trace_window(run: Run, test: TestRecord, w: TraceWindowRecord) -> TraceWindo
         lost_events=w.lost_events,
         events=w.events,
         policies=dict(w.policies),
+        origins=dict(w.origins),
         steal_ns=w.steal_ns,
         steal_over_ns=w.steal_over_ns,
         prio_scale=scale,

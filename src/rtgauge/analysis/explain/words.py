@@ -54,6 +54,12 @@ def task_label(s: Subject, os: OsProfile) -> str:
     return base + (f" ({s.work})" if s.work else "")
 
 
+def whose(s: Subject | None) -> str:
+    """What the culprit line adds of a task that is not the run's own: a
+    stranger (another program's task) is called one."""
+    return " (not part of the run: another program's task)" if s and s.origin == "other" else ""
+
+
 def subject_label(s: Subject | None, w: TraceWindow) -> str:
     if s is None:
         return ""

@@ -130,6 +130,41 @@ class Cpuset:
 
 
 @dataclass(frozen=True)
+class RtTask:
+    """Another program's real-time thread that may run on the measured CPUs."""
+
+    tid: int
+    pid: int | None
+    comm: str
+    policy: str
+    prio: int | None
+    state: str  # as /proc said when read: R runnable, S sleeping ...
+    cpus: str
+
+    @property
+    def label(self) -> str:
+        prio = f" {self.prio}" if self.prio else ""
+        runnable = ", runnable" if self.state == "R" else ""
+        return f"{self.comm}/{self.tid} {self.policy}{prio} (CPUs {self.cpus}{runnable})"
+
+
+def _rt_tasks(d: Record) -> list[RtTask]:
+    return [
+        RtTask(
+            int(tid),
+            _int(row, "pid"),
+            _str(row, "comm") or "",
+            _str(row, "policy") or "",
+            _int(row, "prio"),
+            _str(row, "state") or "",
+            _str(row, "cpus") or "",
+        )
+        for tid in sorted(d, key=_by_number)
+        if tid.isdigit() and isinstance(row := d[tid], dict)
+    ]
+
+
+@dataclass(frozen=True)
 class AuditFacts:
     """The system record's "audit": every fact the audit judges by."""
 
@@ -174,6 +209,9 @@ class AuditFacts:
     mpu_regions: int | None = None
     heap_free_bytes: int | None = None
     heap_min_free_bytes: int | None = None
+    # other programs' real-time threads on the measured CPUs; None: not read
+    rt_tasks: list[RtTask] | None = None
+    rt_tasks_more: int = 0
 
     @classmethod
     def read(cls, d: Any) -> AuditFacts:
@@ -241,6 +279,8 @@ class AuditFacts:
             mpu_regions=_int(a, "mpu_regions"),
             heap_free_bytes=_int(a, "heap_free_bytes"),
             heap_min_free_bytes=_int(a, "heap_min_free_bytes"),
+            rt_tasks=_rt_tasks(_obj(a, "rt_tasks")) if "rt_tasks" in a else None,
+            rt_tasks_more=_int(a, "rt_tasks_more") or 0,
         )
 
     def cpu(self, n: int) -> CpuFacts | None:
@@ -261,6 +301,9 @@ class EndFacts:
     smi_count: int | None = None
     heap_free_bytes: int | None = None
     heap_min_free_bytes: int | None = None
+    # other programs' real-time threads on the measured CPUs; None: not read
+    rt_tasks: list[RtTask] | None = None
+    rt_tasks_more: int = 0
 
     @classmethod
     def read(cls, d: Any) -> EndFacts:
@@ -280,4 +323,6 @@ class EndFacts:
             smi_count=_int(_obj(a, "smi"), "count"),
             heap_free_bytes=_int(a, "heap_free_bytes"),
             heap_min_free_bytes=_int(a, "heap_min_free_bytes"),
+            rt_tasks=_rt_tasks(_obj(a, "rt_tasks")) if "rt_tasks" in a else None,
+            rt_tasks_more=_int(a, "rt_tasks_more") or 0,
         )

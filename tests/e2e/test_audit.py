@@ -7,6 +7,8 @@ history marking the run where it changed."""
 from __future__ import annotations
 
 import json
+import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -174,3 +176,39 @@ def test_check_in_a_preempt_rt_guest(cli: Any) -> None:
     assert f["preempt-model"]["status"] == "pass" and f["preempt-model"]["value"] == "rt"
     assert f["cpu-isolation"]["status"] == "pass"
     assert f["hypervisor"]["status"] in ("warn", "fail")  # a guest: KVM, or TCG's emulation
+
+
+def test_another_programs_real_time_task_is_named_and_the_run_warns(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A SCHED_FIFO thread this test starts (another program, to the probe)
+    that may run on the measured CPU: check names it, a run warns at its
+    start; with it gone, the same check passes (the control)."""
+    sleeper = subprocess.Popen(["chrt", "-f", "10", "sleep", "120"])
+    try:
+        # chrt sets the policy before it execs sleep: wait until it has
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if Path(f"/proc/{sleeper.pid}/comm").read_text().strip() == "sleep":
+                break
+            time.sleep(0.05)
+        code, found = check(cli, "--cpus", "1")
+        f = by_id(found)["rt-tasks"]
+        assert (
+            f["status"] in ("warn", "fail") and f"sleep/{sleeper.pid} SCHED_FIFO 10" in f["summary"]
+        )
+        code, out, err = cli(
+            "run", "--probe", str(probe_path()), "--quick", "--tests", "CLK-P-RES",
+            "--cpus", "1", "--no-report", "--store", str(tmp_path / "store"),
+        )  # fmt: skip
+        assert code == 0, err
+        assert (
+            f"other programs' real-time threads may run on the measured CPUs: sleep/{sleeper.pid}"
+            in err
+        )
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    code, found = check(cli, "--cpus", "1")
+    f = by_id(found)["rt-tasks"]
+    assert f"sleep/{sleeper.pid}" not in f["summary"]

@@ -153,6 +153,8 @@ def linux_system() -> Record:
             "numa": {"nodes": "0"},
             "steal": {"ticks": 0, "clk_tck": 100},
             "smi": {"count": 0, "source": "/dev/cpu/2/msr"},
+            "rt_tasks": None,
+            "rt_tasks_more": 0,
         },
     }
 

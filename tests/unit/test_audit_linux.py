@@ -50,7 +50,22 @@ def deep_idle(latency: int) -> Any:
 
 
 # (check, what the facts say, change, expected status)
+def rt_task(state: str) -> Any:
+    """Another program's SCHED_FIFO 99 thread that may run on CPU 2."""
+
+    def change(s: dict[str, Any], e: dict[str, Any]) -> None:
+        s["audit"]["rt_tasks"] = {"4242": {"comm": "hog", "pid": 4242, "policy": "SCHED_FIFO",
+                                           "prio": 99, "state": state, "cpus": "0-3"}}  # fmt: skip
+
+    return change
+
+
 CASES: list[tuple[str, str, Any, str]] = [
+    ("rt-tasks", "no other program's real-time thread", None, "pass"),
+    ("rt-tasks", "one that sleeps", rt_task("S"), "warn"),
+    ("rt-tasks", "one runnable now", rt_task("R"), "fail"),
+    ("rt-tasks", "not read (an older record)",
+     lambda s, e: s["audit"].pop("rt_tasks"), "unknown"),  # fmt: skip
     ("preempt-model", "PREEMPT_RT", None, "pass"),
     ("preempt-model", "full", lambda s, e: s["kernel"].update(preempt_model="full"), "warn"),
     ("preempt-model", "lazy", lambda s, e: s["kernel"].update(preempt_model="lazy"), "warn"),

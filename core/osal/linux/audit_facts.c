@@ -479,6 +479,7 @@ void rtg_lx_audit_facts(const int *cpus, size_t n_cpus, const char *release,
     steal(x, cpus, n_cpus);
     if (n_cpus)
         smi(x, cpus[0], false);
+    rtg_lx_rt_task_facts(cpus, n_cpus, x);
 }
 
 void rtg_sys_end_facts(const int *cpus, size_t n_cpus, struct rtg_sys_extra *x)

@@ -11,4 +11,8 @@
 void rtg_lx_audit_facts(const int *cpus, size_t n_cpus, const char *release,
                         struct rtg_sys_extra *x);
 
+/* The real-time threads of other programs that may run on the measured
+ * CPUs (audit_rt_tasks.c): read only. */
+void rtg_lx_rt_task_facts(const int *cpus, size_t n_cpus, struct rtg_sys_extra *x);
+
 #endif

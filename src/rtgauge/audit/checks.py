@@ -36,6 +36,7 @@ _BY_ID = {
 LINUX_ORDER = (
     "preempt-model",
     "cpu-isolation",
+    "rt-tasks",
     "isolation-agreement",
     "irq-affinity",
     "irq-default-affinity",

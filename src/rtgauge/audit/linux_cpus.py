@@ -353,7 +353,50 @@ def idle_states(f: Facts) -> Verdict:
     )
 
 
+# ---- rt-tasks ----
+def rt_tasks(f: Facts) -> Verdict:
+    """Other programs' real-time threads that may run on the measured CPUs:
+    they outrank every SCHED_OTHER task and, at or above the probe's
+    priority, the measured thread itself."""
+    tasks = f.a.rt_tasks
+    if tasks is None:
+        return unknown("the record has no list of real-time tasks (a probe from before it)")
+    if not tasks:
+        seen = (
+            f"/proc/*/task/*: no thread of another program with SCHED_FIFO, SCHED_RR or "
+            f"SCHED_DEADLINE may run on CPUs {f.measured_text}"
+        )
+        return Verdict(
+            "pass", "no other program's real-time thread may run on the measured CPUs", [seen],
+            value="none",
+        )  # fmt: skip
+    more = f" and {f.a.rt_tasks_more} more" if f.a.rt_tasks_more else ""
+    runnable = [t for t in tasks if t.state == "R"]
+    ev = [f"/proc/{t.pid or t.tid}/task/{t.tid}: {t.label}" for t in tasks] + (
+        [f"{f.a.rt_tasks_more} more not listed"] if f.a.rt_tasks_more else []
+    )
+    names = ", ".join(t.label for t in tasks[:4]) + more
+    fix = (
+        "stop them during the measurement, or keep them off the measured CPUs (taskset -p "
+        "-c <other CPUs> <pid>; a cpuset); rtgauge never moves or signals another program's "
+        "task"
+    )
+    status = "fail" if runnable else "warn"
+    what = "runnable now" if runnable else "that may wake"
+    summary = f"{len(tasks)} real-time thread(s) of other programs {what} on the measured CPUs: "
+    return Verdict(status, summary + names, ev, fix, f"{len(tasks)}{more}")
+
+
 CHECKS = [
+    Check(
+        "rt-tasks",
+        "Other programs' real-time tasks on the measured CPUs",
+        "A SCHED_FIFO, SCHED_RR or SCHED_DEADLINE thread of another program that may run on "
+        "a measured CPU preempts everything below it, the measured thread too when its "
+        "priority is as high: its bursts are in the latency, and a hog of another tool can "
+        "take the CPU for hundreds of milliseconds.",
+        rt_tasks,
+    ),
     Check(
         "cpu-isolation",
         "Isolation of the measured CPUs",

@@ -113,6 +113,9 @@ def _record(
                 print(f"rtgauge: warning: {term(str(exc))}", file=sys.stderr)
                 continue
             writer.add(record)
+            if record.get("record") == "system":
+                for warning in strangers_warning(record):
+                    print(f"rtgauge: warning: {term(warning)}", file=sys.stderr)
             progress.update(record)
     finally:
         for s, h in old.items():
@@ -120,6 +123,23 @@ def _record(
         progress.done()
     writer.set_target(target.describe())  # complete now that the run has ended
     return writer, bool(stopped), bad_lines
+
+
+def strangers_warning(system: dict[str, object]) -> list[str]:
+    """At the start of a run: other programs' real-time threads that may run
+    on the measured CPUs (the system record's audit facts), said at once."""
+    from rtgauge.audit_facts import AuditFacts
+
+    facts = AuditFacts.read(system.get("audit"))
+    if not facts.rt_tasks:
+        return []
+    more = f" and {facts.rt_tasks_more} more" if facts.rt_tasks_more else ""
+    names = ", ".join(t.label for t in facts.rt_tasks[:4]) + more
+    return [
+        f"other programs' real-time threads may run on the measured CPUs: {names}; they "
+        "can preempt the measurement (their time shows in the figures; the explanation "
+        "names them as not part of the run)"
+    ]
 
 
 def execute(args: argparse.Namespace) -> int:

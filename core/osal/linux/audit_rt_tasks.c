@@ -140,7 +140,7 @@ void rtg_lx_rt_task_facts(const int *cpus, size_t n_cpus, struct rtg_sys_extra *
         if (!numeric(d->d_name) || atol(d->d_name) == self)
             continue; /* the probe's own threads are the run's */
         char path[64];
-        snprintf(path, sizeof path, "/proc/%s/task", d->d_name);
+        snprintf(path, sizeof path, "/proc/%ld/task", atol(d->d_name));
         DIR *tasks = opendir(path);
         if (!tasks)
             continue; /* it ended meanwhile */

@@ -94,3 +94,25 @@ def test_the_schema_refuses_a_label_without_its_data() -> None:
     del bad["judging"]["budget_ns"]
     with pytest.raises(jsonschema.ValidationError):
         validator().validate(bad)
+
+
+def test_what_the_run_proved_is_in_the_analysed_run() -> None:
+    """Every latency test's proof is there and valid; the key is additive (an
+    analysed run written before it still validates); a proof without its
+    bound, or with a bound above 1, fails."""
+    good = _one_part()
+    assert good["proved"] and all(p["budget_ns"] == 100_000 for p in good["proved"])
+    for p in good["proved"]:
+        validator("proof").validate(p)
+    older = copy.deepcopy(good)
+    del older["proved"]
+    validator().validate(older)
+    for change in ("drop", "above one"):
+        bad = copy.deepcopy(good)
+        proof = bad["proved"][0]
+        if change == "drop":
+            del proof["upper_bound_per_activation"]
+        else:
+            proof["upper_bound_per_activation"] = 1.5
+        with pytest.raises(jsonschema.ValidationError):
+            validator().validate(bad)

@@ -1,8 +1,9 @@
 """One analysed run: a stored run and the judging choices (a deadline, the
 tolerated miss rate, the confidence) worked out once into everything the
 reports say — the conditions of its figures, the audit weighed against the
-latency budget, the deadline claims, and every kept window's explanation
-with its structured parts and the audit findings that bear on them.
+latency budget, the deadline claims, what the run's length proves at the
+budget, and every kept window's explanation with its structured parts and
+the audit findings that bear on them.
 
 Reports (Markdown, HTML), compare, history, explain, check, the server's
 pages and every `--format json` only render it; its JSON has a schema of its
@@ -18,6 +19,7 @@ from typing import Any
 from rtgauge.analysis.deadline_claim import DeadlineClaim, claim
 from rtgauge.analysis.explain import Explanation, Part, Subject, explanations
 from rtgauge.analysis.explain_audit import Bearing, bearing
+from rtgauge.analysis.run_length import Proof, proofs
 from rtgauge.audit import DEFAULT_BUDGET_NS, Audit, judge
 from rtgauge.conditions import figures_partial
 from rtgauge.model import Bundle, ExplainRecord, Metric, TestRecord
@@ -86,6 +88,7 @@ class AnalysedRun:
     audit: Audit  # weighed against judging.budget_ns
     claim: DeadlineClaim | None
     explained: dict[str, ExplainedTest] = field(default_factory=dict)
+    proved: tuple[Proof, ...] = ()  # what the run's length backs at the budget
 
     @classmethod
     def of(cls, source: Run | Bundle, judging: Judging | None = None) -> AnalysedRun:
@@ -96,7 +99,8 @@ class AnalysedRun:
             claim(run, j.deadline_ns, j.rate, j.confidence) if j.deadline_ns is not None else None
         )
         explained = {t.id: _explained(run, t, audit) for t in run.tests if t.explain is not None}
-        return cls(run, j, audit, found, explained)
+        proved = tuple(proofs(run, j.budget_ns, j.confidence))
+        return cls(run, j, audit, found, explained, proved)
 
     def test_explained(self, test: TestRecord) -> ExplainedTest | None:
         return self.explained.get(test.id)
@@ -174,6 +178,7 @@ class AnalysedRun:
                 "findings": [f.to_json() for f in self.audit.ordered()],
             },  # report/audit_report.audit_view gives the same
             "deadline": self.claim.to_json() if self.claim else None,
+            "proved": [p.to_json() for p in self.proved],
             "tests": [_test_json(t, self.explained.get(t.id)) for t in r.tests],
         }
 

@@ -36,7 +36,8 @@ def samples_needed(misses: int, rate: float, confidence: float) -> int | None:
     if rate <= 0:
         return None
     if misses == 0:  # closed form: (1 - rate)^n <= 1 - confidence
-        return max(1, math.ceil(math.log(1.0 - confidence) / math.log1p(-rate)))
+        n = max(1, math.ceil(math.log1p(-confidence) / math.log1p(-rate)))
+        return _settled(n, rate, confidence)
     lo = hi = max(misses + 1, 1)
     while upper_bound(misses, hi, confidence) > rate:  # the bound falls as n grows
         lo, hi = hi, hi * 2
@@ -47,3 +48,14 @@ def samples_needed(misses: int, rate: float, confidence: float) -> int | None:
         else:
             lo = mid + 1
     return hi
+
+
+def _settled(n: int, rate: float, confidence: float) -> int:
+    """The closed form's n, checked against the bound itself: rounding in the
+    logarithms may put a count one off where the exact answer sits just
+    beside an integer."""
+    while upper_bound(0, n, confidence) > rate:
+        n += 1
+    while n > 1 and upper_bound(0, n - 1, confidence) <= rate:
+        n -= 1
+    return n

@@ -291,16 +291,23 @@ def green_withheld(run: Run) -> str | None:
     return None if cond.deadline_verdict_allowed else cond.timing_limit
 
 
+def claim_limit(run: Run, test: TestRecord) -> str | None:
+    """Why a test's figures may back no claim (the run's conditions, or the
+    test's partial figures), or None when they may."""
+    if not run.conditions.figures_usable(test.id):
+        return f"partial figures ({test.id} {test.status})"
+    return green_withheld(run)
+
+
 def deadline_verdicts(
     run: Run, deadline_ns: float, rate: float, confidence: float = 0.95
 ) -> list[DeadlineVerdict]:
     cond = run.conditions
-    withheld = green_withheld(run)
     out = []
     for t in run.tests:
         # Partial figures are judged for the reader but claim nothing either way.
         usable = cond.figures_usable(t.id)
-        why = withheld if usable else f"partial figures ({t.id} {t.status})"
+        why = claim_limit(run, t)
         meaningful = cond.timing_meaningful and usable
         out += [
             judge(t, m, deadline_ns, rate, confidence, why, meaningful)

@@ -53,11 +53,11 @@ def add_token_file(p: argparse.ArgumentParser) -> None:
 _UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def parse_duration_ns(text: str) -> float:
+def parse_duration_ns(text: str, option: str = "--deadline", example: str = "100us") -> float:
     """'100us', '1.5ms', '250000ns' → ns."""
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|µs|ms|s)\s*", text)
     if not m or float(m.group(1)) <= 0:
-        raise UsageError(f"--deadline {text!r}: give a positive time with a unit, e.g. 100us")
+        raise UsageError(f"{option} {text!r}: give a positive time with a unit, e.g. {example}")
     return float(m.group(1)) * _UNITS[m.group(2)]
 
 

@@ -27,6 +27,7 @@ from rtgauge.report.document import (
     Table,
 )
 from rtgauge.report.explain_section import culprits_table, test_section
+from rtgauge.report.run_length_report import proved_blocks
 from rtgauge.report.summary import order_tests
 from rtgauge.run import Run
 
@@ -371,6 +372,7 @@ def run_blocks(a: AnalysedRun) -> list[Block]:
     ]
     out += [Heading(2, "Summary", "summary"), summary_table(run, unit(a))]
     out += culprits_table(a)
+    out += proved_blocks(a.proved)
     if a.claim is not None:
         out += run_section(a.claim)
     out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(run)

@@ -156,7 +156,7 @@ def send(server: str, raw: bytes, token: str, timeout: float = TIMEOUT_S) -> Pus
         answer = _post(conn, path, raw, headers)
         status, phrase, body = answer.status, answer.reason, answer.read()
     except (OSError, http.client.HTTPException) as exc:
-        return Pushed("unreachable", f"cannot reach {server}: {exc or type(exc).__name__}")
+        return Pushed("unreachable", f"cannot reach {server}: {str(exc) or type(exc).__name__}")
     finally:
         conn.close()
     return judged(server, status, phrase, body)

@@ -221,3 +221,4 @@ def test_the_queue_drains_in_order_and_sets_a_refused_bundle_aside(
     assert reason.startswith(f"{server.url}: refused by the server (422): host name")
     again = rtgauge("push", "--pending", env=env)
     assert again.returncode == 0 and "nothing queued" in again.stdout  # never retried
+    assert "(1 refused, kept in refused/)" in again.stdout

@@ -99,7 +99,9 @@ def push_pending(server: str | None, token: str) -> int:
     keeps the rest."""
     waiting = push_queue.queued()
     if not waiting:
-        print(f"nothing queued in {push_queue.queue_dir()}")
+        refused = len(list((push_queue.queue_dir() / push_queue.REFUSED).glob("*.json")))
+        kept = f" ({refused} refused, kept in {push_queue.REFUSED}/)" if refused else ""
+        print(f"nothing queued in {push_queue.queue_dir()}{kept}")
         return 0
     worst = 0
     for i, item in enumerate(waiting):

@@ -3,48 +3,76 @@ the ones it could not take yet.
 
 A push is the bundle's exact bytes, POSTed to <server>/api/runs with the
 push token as `Authorization: Bearer`; the server stores the same bytes
-once, so pushing twice is harmless. When the server cannot be reached (or
-answers with a server error), the bundle waits in the queue
-($RTGAUGE_QUEUE, else $XDG_STATE_HOME/rtgauge/pending, else
-~/.local/state/rtgauge/pending) until `rtgauge push --pending` sends it.
+once, so pushing twice is harmless. What becomes of a bundle:
+
+- 2xx: stored (or stored already): exit 0.
+- a refusal (any other 4xx, a 3xx): said with its status and the server's
+  reason, exit 2, never queued: sending it again would be refused again.
+- not reached (connection refused, a name that does not resolve, a timeout,
+  a connection cut before any answer, 5xx, 408, 429): exit 3, and the bundle
+  waits in the queue (push_queue.py) until `rtgauge push --pending` sends it.
+
+The server answers a bundle larger than its limit (and a bad token) as soon
+as it has the request's headers, then closes the connection without reading
+the body: the client's send is cut short (a connection reset or a broken
+pipe) although the answer has arrived. So the answer is read even when the
+send fails; only a connection with no answer counts as not reached.
 """
 
 from __future__ import annotations
 
-import hashlib
+import http.client
 import json
 import os
-import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from rtgauge.errors import UsageError
 from rtgauge.model import load_bundle
+from rtgauge.push_queue import QueueFull, enqueue
 
 TOKEN_ENV = "RTGAUGE_TOKEN"
-QUEUE_ENV = "RTGAUGE_QUEUE"
 TIMEOUT_S = 60.0
+# Answers that say "not now" rather than "no": the bundle is queued.
+BUSY = {408, 429}
+# Refusals of the request, not of the bundle (the token, the address; a 3xx
+# too): the queue keeps a bundle refused so, as any other would be refused.
+NOT_THE_BUNDLE = {401, 403, 404, 405}
 
 
 @dataclass(frozen=True)
 class Pushed:
     """What became of one bundle."""
 
-    what: str  # stored, duplicate, rejected, unreachable
+    what: str  # stored, duplicate, refused, unreachable
     message: str
     run_url: str | None = None
+    status: int | None = None  # the server's HTTP status, when it answered
 
     @property
     def code(self) -> int:
-        """The exit code it calls for: 0 stored, 2 rejected, 3 not reached."""
-        return {"rejected": 2, "unreachable": 3}.get(self.what, 0)
+        """The exit code it calls for: 0 stored, 2 refused, 3 not reached."""
+        return {"refused": 2, "unreachable": 3}.get(self.what, 0)
+
+    @property
+    def bundle_refused(self) -> bool:
+        """Refused for what the bundle is (too large, not valid), not for the
+        token or the address: sending it again cannot succeed."""
+        status = self.status or 0
+        return self.what == "refused" and 400 <= status < 500 and status not in NOT_THE_BUNDLE
 
 
 def server_url(text: str) -> str:
     text = text.strip().rstrip("/")
-    if not text.startswith(("http://", "https://")) or len(text) < 10:
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname or len(text) < 10:
         raise UsageError(f"--server {text!r}: give the server's http:// or https:// address")
+    try:
+        _ = parts.port  # a port that is not a number raises here
+    except ValueError:
+        raise UsageError(f"--server {text!r}: the port is not a number") from None
     return text
 
 
@@ -78,30 +106,75 @@ def bundle_bytes(path: Path) -> bytes:
     return json.dumps(bundle.to_json(), indent=1).encode("utf-8")
 
 
-def send(server: str, raw: bytes, token: str, timeout: float = TIMEOUT_S) -> Pushed:
-    request = urllib.request.Request(
-        f"{server}/api/runs",
-        data=raw,
-        method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
+def _connection(server: str, timeout: float) -> tuple[http.client.HTTPConnection, str]:
+    """A connection for <server>/api/runs and the path to ask for, through
+    the proxy the environment names ($http_proxy, $no_proxy), as urllib would."""
+    parts = urllib.parse.urlsplit(server)
+    host, port = parts.hostname or "", parts.port
+    path = f"{parts.path}/api/runs"
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy and not urllib.request.proxy_bypass(host):
+        via = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        if parts.scheme == "http":
+            return http.client.HTTPConnection(via.hostname or "", via.port, timeout=timeout), (
+                f"{server}/api/runs"
+            )
+        tunnel = http.client.HTTPSConnection(via.hostname or "", via.port, timeout=timeout)
+        tunnel.set_tunnel(host, port)
+        return tunnel, path
+    if parts.scheme == "https":
+        return http.client.HTTPSConnection(host, port, timeout=timeout), path
+    return http.client.HTTPConnection(host, port, timeout=timeout), path
+
+
+def _post(
+    conn: http.client.HTTPConnection, path: str, raw: bytes, headers: dict[str, str]
+) -> http.client.HTTPResponse:
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            body = _json(answer.read())
-            status = answer.status
-    except urllib.error.HTTPError as exc:
-        reason = str(_json(exc.read()).get("error") or exc.reason)
-        if exc.code >= 500:
-            return Pushed("unreachable", f"the server failed ({exc.code}): {reason}")
-        return Pushed("rejected", f"rejected by the server ({exc.code}): {reason}")
-    except (urllib.error.URLError, OSError) as exc:
-        why = getattr(exc, "reason", None) or exc
-        return Pushed("unreachable", f"cannot reach {server}: {why}")
-    run_id = body.get("id")
-    url = f"{server}/runs/{run_id}" if isinstance(run_id, int) else None
-    if status == 201:
-        return Pushed("stored", f"stored as run {run_id}: {url}", url)
-    return Pushed("duplicate", f"already stored as run {run_id}: {url}", url)
+        conn.request("POST", path, body=raw, headers=headers)
+    except (BrokenPipeError, ConnectionResetError) as cut:
+        # Cut short while sending: the server may have answered already (a
+        # 413 from the Content-Length alone) and closed; read that answer.
+        try:
+            return conn.getresponse()
+        except (OSError, http.client.HTTPException):
+            raise cut from None
+    return conn.getresponse()
+
+
+def send(server: str, raw: bytes, token: str, timeout: float = TIMEOUT_S) -> Pushed:
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": "application/json",
+        "Connection": "close",
+    }
+    try:
+        conn, path = _connection(server, timeout)
+    except (OSError, http.client.HTTPException) as exc:
+        return Pushed("unreachable", f"cannot reach {server}: {exc}")
+    try:
+        answer = _post(conn, path, raw, headers)
+        status, phrase, body = answer.status, answer.reason, answer.read()
+    except (OSError, http.client.HTTPException) as exc:
+        return Pushed("unreachable", f"cannot reach {server}: {str(exc) or type(exc).__name__}")
+    finally:
+        conn.close()
+    return judged(server, status, phrase, body)
+
+
+def judged(server: str, status: int, phrase: str, body: bytes) -> Pushed:
+    """What the server's answer means for the bundle."""
+    said = _json(body)
+    if 200 <= status < 300:
+        run_id = said.get("id")
+        url = f"{server}/runs/{run_id}" if isinstance(run_id, int) else None
+        if status == 201:
+            return Pushed("stored", f"stored as run {run_id}: {url}", url, status)
+        return Pushed("duplicate", f"already stored as run {run_id}: {url}", url, status)
+    reason = " ".join(str(said.get("error") or phrase or "no reason given").split())[:300]
+    if status >= 500 or status in BUSY:
+        return Pushed("unreachable", f"the server could not take it now ({status}): {reason}")
+    return Pushed("refused", f"refused by the server ({status}): {reason}", None, status)
 
 
 def _json(raw: bytes) -> dict[str, object]:
@@ -112,54 +185,18 @@ def _json(raw: bytes) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def queue_dir() -> Path:
-    if os.environ.get(QUEUE_ENV):
-        return Path(os.environ[QUEUE_ENV])
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "rtgauge" / "pending"
-
-
-def enqueue(raw: bytes, server: str) -> Path:
-    """Keeps a bundle for later: <queue>/<sha256>.json and the server it was for."""
-    folder = queue_dir()
-    sha = hashlib.sha256(raw).hexdigest()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{sha}.json"
-        path.write_bytes(raw)
-        path.with_suffix(".server").write_text(server + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot queue the bundle in {folder}: {exc.strerror}") from None
-    return path
-
-
-def queued() -> list[tuple[Path, str]]:
-    """The queue: each bundle and the server it waits for."""
-    folder = queue_dir()
-    out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        server = path.with_suffix(".server")
-        out.append((path, server.read_text(encoding="utf-8").strip() if server.exists() else ""))
-    return out
-
-
-def dequeue(path: Path, rejected: bool = False) -> None:
-    """Out of the queue: gone once stored, set aside under rejected/ when refused."""
-    if rejected:
-        aside = path.parent / "rejected"
-        aside.mkdir(exist_ok=True)
-        path.replace(aside / path.name)
-    else:
-        path.unlink(missing_ok=True)
-    path.with_suffix(".server").unlink(missing_ok=True)
-
-
 def push_bytes(raw: bytes, server: str, token: str) -> Pushed:
-    """Sends one bundle; one the server could not take is queued, and said so."""
+    """Sends one bundle; one the server could not be reached for is queued
+    (while the queue has room), and said so; a refused one is not."""
     got = send(server, raw, token)
+    if got.what == "refused":
+        return Pushed(got.what, f"{got.message} (not queued)", None, got.status)
     if got.what != "unreachable":
         return got
-    path = enqueue(raw, server)
+    try:
+        path = enqueue(raw, server)
+    except QueueFull as full:
+        return Pushed("unreachable", f"{got.message}; {full}")
     return Pushed(
         "unreachable",
         f"{got.message}; queued as {path}; send it later with: rtgauge push --pending",

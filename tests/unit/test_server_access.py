@@ -152,7 +152,9 @@ def test_friendly_host_names_pass(sample_records: list[dict[str, Any]]) -> None:
         check_names(b)
 
 
-def test_the_push_token_and_the_queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_push_token_and_the_server_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("RTGAUGE_QUEUE", str(tmp_path / "q"))
     monkeypatch.delenv("RTGAUGE_TOKEN", raising=False)
     with pytest.raises(UsageError, match="pushing needs a token"):
@@ -167,10 +169,6 @@ def test_the_push_token_and_the_queue(tmp_path: Path, monkeypatch: pytest.Monkey
         with pytest.raises(UsageError):
             pushing.server_url(bad)
     assert pushing.server_url("http://results.lab:8080/") == "http://results.lab:8080"
-    path = pushing.enqueue(b'{"a": 1}', "http://results.lab:8080")
-    assert pushing.queued() == [(path, "http://results.lab:8080")]
-    pushing.dequeue(path, rejected=True)
-    assert pushing.queued() == [] and (tmp_path / "q" / "rejected" / path.name).exists()
 
 
 def test_a_kept_history_answer_follows_new_runs(

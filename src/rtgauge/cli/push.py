@@ -1,9 +1,9 @@
 """rtgauge push BUNDLE… --server URL: send stored runs to a result server;
 --pending sends the ones queued when the server could not be reached.
 
-Exit codes: 0 every bundle is stored (or was already), 2 the server rejected
-one (its reason is said) or bad usage, 3 the server could not be reached
-(the bundle is queued)."""
+Exit codes: 0 every bundle is stored (or was already), 2 the server refused
+one (its status and reason are said; it is not queued) or bad usage, 3 the
+server could not be reached (the bundle is queued)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from rtgauge import pushing
+from rtgauge import push_queue, pushing
 from rtgauge.cli.common import add_token_file
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
@@ -94,20 +94,35 @@ def push_files(paths: list[Path], server: str, token: str) -> int:
 
 
 def push_pending(server: str | None, token: str) -> int:
-    waiting = pushing.queued()
+    """Sends the queue oldest first. A bundle refused for what it is goes to
+    refused/; a server not reached, or a refused token, stops the drain and
+    keeps the rest."""
+    waiting = push_queue.queued()
     if not waiting:
-        print(f"nothing queued in {pushing.queue_dir()}")
+        refused = len(list((push_queue.queue_dir() / push_queue.REFUSED).glob("*.json")))
+        kept = f" ({refused} refused, kept in {push_queue.REFUSED}/)" if refused else ""
+        print(f"nothing queued in {push_queue.queue_dir()}{kept}")
         return 0
     worst = 0
-    for path, meant_for in waiting:
-        target = server or meant_for
+    for i, item in enumerate(waiting):
+        target = server or item.server
         if not target:
-            raise UsageError(f"{path}: no server recorded for it: give --server")
-        got = pushing.send(pushing.server_url(target), path.read_bytes(), token)
-        if got.what != "unreachable":
-            pushing.dequeue(path, rejected=got.what == "rejected")
-        say(path.name, got)
+            raise UsageError(f"{item.path}: no server recorded for it: give --server")
+        got = pushing.send(pushing.server_url(target), item.path.read_bytes(), token)
+        if got.code == 0:
+            push_queue.dequeue(item.path)
+        elif got.bundle_refused:
+            aside = push_queue.set_aside(item, got.message)
+            got = pushing.Pushed(got.what, f"{got.message}; moved to {aside}", None, got.status)
+        say(item.path.name, got)
         worst = max(worst, got.code)
+        if got.code != 0 and not got.bundle_refused:
+            left = len(waiting) - i
+            print(
+                f"rtgauge: {left} bundle(s) stay queued in {push_queue.queue_dir()}",
+                file=sys.stderr,
+            )
+            break
     return worst
 
 

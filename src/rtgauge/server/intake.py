@@ -18,21 +18,33 @@ from rtgauge.store.index_row import parse_bundle
 _HOST = re.compile(r"[^\x00-\x1f\x7f<>&\"'`/\\]{1,255}")
 
 
+def too_large(limit: int, size: int | None = None) -> HTTPException:
+    """413, naming the limit (and the bundle's size, when it is known) in MiB."""
+    what = f"the bundle ({_mib(size)})" if size is not None else "the bundle"
+    return HTTPException(413, f"{what} is larger than the server's limit of {_mib(limit)}")
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.2f}".rstrip("0").rstrip(".") + " MiB"
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """The request's body, at most `limit` bytes: a larger one is refused as
-    soon as it says so (Content-Length) or grows past the limit."""
+    soon as it says so (Content-Length) or grows past the limit. Refused on
+    its Content-Length, the body is never read: the connection is closed
+    after the answer, which the client reads although its send is cut."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
             raise HTTPException(400, "Content-Length is not a number")
         if int(declared) > limit:
-            raise HTTPException(413, f"the bundle is larger than this server takes ({limit} bytes)")
+            raise too_large(limit, int(declared))
     parts: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise HTTPException(413, f"the bundle is larger than this server takes ({limit} bytes)")
+            raise too_large(limit)
         parts.append(chunk)
     if size == 0:
         raise HTTPException(400, "no bundle: the request body is empty")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rtgauge.model import Bundle, bundle_from_records
+from rtgauge.model import Bundle, bundle_from_records, load_bundle
 from rtgauge.report.formats import EXPORTERS
 from rtgauge.report.run_report import bundle_report, trust_warnings
 from rtgauge.run import Run
@@ -145,3 +145,16 @@ def test_negative_intervals_are_named_where_there_are_some(
     assert "Negative intervals" in text and "timer.wakeup.clock_nanosleep.cpu0 3" in text
     views = _bundle(sample_records, early).test_views()
     assert next(t for t in views if t.id == "TMR-P-LAT").metrics[0].negative == 3
+
+
+def test_the_worst_max_of_an_explained_test_leads_to_its_explanation() -> None:
+    """In the HTML report the summary's worst max of a test whose worst
+    samples were explained links to its "Why the worst case" section, which
+    exists; a test without a kept window has no link (the control)."""
+    data = Path(__file__).resolve().parents[1] / "data" / "explain"
+    html = EXPORTERS["html"].render(bundle_report(load_bundle(data / "hog_run.json")))
+    assert '<a href="#why-TMR-P-LAT">9,832.23</a>' in html
+    assert 'id="why-TMR-P-LAT"' in html
+    golden = Path(__file__).resolve().parents[1] / "golden"
+    plain = EXPORTERS["html"].render(bundle_report(load_bundle(golden / "local-vm.json")))
+    assert 'href="#why-' not in plain

@@ -32,6 +32,7 @@ class Para:
 class Cell:
     text: str
     kind: str = ""  # "", "better", "worse", "pass", "fail", "muted"
+    href: str = ""  # where it leads in the same document ("#why-TMR-P-LAT"); HTML only
 
 
 @dataclass

@@ -315,8 +315,9 @@ def not_run_blocks(run: Run) -> list[Block]:
     ]
 
 
-def summary_table(run: Run, in_unit: str = "µs") -> Table:
-    """One row per test, in the terminal summary's order: worst case first."""
+def summary_table(run: Run, in_unit: str = "µs", explained: frozenset[str] = frozenset()) -> Table:
+    """One row per test, in the terminal summary's order: worst case first;
+    the worst max of a test with an explanation leads to it."""
     rows = []
     for t in order_tests(run.tests):
         worst = max(t.metrics, key=lambda m: m.worst, default=None)
@@ -329,7 +330,8 @@ def summary_table(run: Run, in_unit: str = "µs") -> Table:
                 Cell(
                     (us2(worst.max) + (" (partial)" if figures_partial(t) else ""))
                     if worst
-                    else "—"
+                    else "—",
+                    href=f"#why-{t.id}" if worst and t.id in explained else "",
                 ),
                 Cell(us2(worst.p99_99 or worst.p99) if worst else "—"),
                 Cell(us2(worst.mean) if worst else "—"),
@@ -370,7 +372,8 @@ def run_blocks(a: AnalysedRun) -> list[Block]:
         Heading(2, "System and how it was measured", "system"),
         system_table(s, run.imported),
     ]
-    out += [Heading(2, "Summary", "summary"), summary_table(run, unit(a))]
+    explained = frozenset(k for k, e in a.explained.items() if e.windows)
+    out += [Heading(2, "Summary", "summary"), summary_table(run, unit(a), explained)]
     out += culprits_table(a)
     out += proved_blocks(a.proved)
     if a.claim is not None:

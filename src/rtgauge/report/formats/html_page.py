@@ -39,7 +39,10 @@ def _td(c: Cell) -> str:
     """A cell: numbers right-aligned so columns of figures line up."""
     classes = " ".join(x for x in (c.kind, "n" if _NUMBER.match(c.text) else "") if x)
     attr = f' class="{classes}"' if classes else ""
-    return f"<td{attr}>{escape(c.text)}</td>"
+    text = escape(c.text)
+    if c.href.startswith("#"):  # a link within the page only
+        text = f'<a href="{escape(c.href)}">{text}</a>'
+    return f"<td{attr}>{text}</td>"
 
 
 def _block(b: Block) -> str:

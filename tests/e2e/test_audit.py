@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from probe_run import probe_path
 
-from rtgauge.audit.checks import LINUX, RTOS
+from rtgauge.audit.checks import FREERTOS, LINUX
 from rtgauge.audit.linux_memory import chosen
 
 THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
@@ -154,7 +154,7 @@ def test_check_on_the_freertos_board(cli: Any) -> None:
     code, out, err = cli("check", "--target", "freertos-qemu", "--format", "json")
     assert code == 1, err  # an emulated CPU fails the hypervisor check
     f = by_id(json.loads(out)["findings"])
-    assert set(f) == {c.id for c in RTOS}
+    assert set(f) == {c.id for c in FREERTOS}
     assert f["hypervisor"]["status"] == "fail" and f["hypervisor"]["value"] == "emulated"
     for ok in ("rtos-preemption", "rtos-time-slicing", "rtos-tick-rate", "rtos-assertions",
                "rtos-stack-check", "rtos-trace-hooks", "rtos-heap"):  # fmt: skip

@@ -115,7 +115,7 @@ def test_rtgauge_explain_names_the_tick_and_the_timer_interrupt(
     for tid, t in found.items():
         assert t["state"] == "on" and len(t["windows"]) == 3, tid
         for w in t["windows"]:
-            assert w["complete"] and w["culprit_kind"] is not None, (tid, w["culprit"])
+            assert w["complete"] and w["culprit"]["kind"] is not None, (tid, w["culprit"])
             assert sum(p["ns"] for p in w["parts"]) == w["sample_ns"], tid
             assert not any(p["kind"] == "unaccounted" for p in w["parts"]), (tid, w["parts"])
     wake = {tid: {p["label"] for w in t["windows"] for p in w["parts"] if p["kind"] == "wake-irq"}
@@ -124,12 +124,13 @@ def test_rtgauge_explain_names_the_tick_and_the_timer_interrupt(
     for tid in ("TMR-P-LAT", "THR-P-PRE", "TMO-P-ACC"):  # sleeps and timed waits end on a tick
         assert wake[tid] == {"tick interrupt (the wake-up)"}, (tid, wake[tid])
         for w in found[tid]["windows"]:
-            assert w["culprit_kind"] == "tick-wait", (tid, w["culprit"])
-            assert w["culprit"].endswith("the tick's granularity: the sleep ended on the first "
-                                         "tick after its deadline")  # fmt: skip
+            assert w["culprit"]["kind"] == "tick-wait", (tid, w["culprit"])
+            assert w["culprit"]["text"].endswith("the tick's granularity: the sleep ended on "
+                                                 "the first tick after its deadline")  # fmt: skip
     irq = found["IRQ-P-LAT"]["windows"][0]
-    assert irq["culprit_kind"] in ("wake-irq", "idle"), irq["culprit"]
-    assert "CMSDK TIMER0, IRQ 8 interrupt" in irq["culprit"] or "arrival" in irq["culprit"]
+    assert irq["culprit"]["kind"] in ("wake-irq", "idle"), irq["culprit"]
+    line = irq["culprit"]["text"]
+    assert "CMSDK TIMER0, IRQ 8 interrupt" in line or "arrival" in line
 
 
 def test_two_icount_runs_give_the_identical_explanation(
@@ -169,7 +170,7 @@ def test_the_128k_board_reduces_its_recorder_and_says_so(cli: Any, tmp_path: Pat
         assert len(x["windows"]) == 3 and all(w["complete"] and w["events"] for w in x["windows"])
     found = json.loads(_explain(cli, _stream(records, tmp_path / "small.jsonl")))
     assert {t["test"] for t in found} == set(EXPLAINED)
-    assert all(w["culprit_kind"] is not None for t in found for w in t["windows"])
+    assert all(w["culprit"]["kind"] is not None for t in found for w in t["windows"])
 
 
 def test_without_the_recorder_nothing_is_recorded() -> None:

@@ -298,13 +298,20 @@ def deadline_verdicts(
     withheld = green_withheld(run)
     out = []
     for t in run.tests:
-        # Partial figures are judged for the reader but claim nothing either way.
-        usable = cond.figures_usable(t.id)
-        why = withheld if usable else f"partial figures ({t.id} {t.status})"
-        meaningful = cond.timing_meaningful and usable
-        out += [
-            judge(t, m, deadline_ns, rate, confidence, why, meaningful)
-            for m in t.metrics
-            if judged(t, m)
-        ]
+        for m in t.metrics:
+            if not judged(t, m):
+                continue
+            # Partial figures, and those whose condition did not hold, are
+            # judged for the reader but claim nothing either way.
+            usable = cond.figures_usable(t.id, m.name)
+            unmet = cond.figure_unmet(t.id, m.name)
+            why = (
+                withheld
+                if usable
+                else f"partial figures ({t.id} {t.status})"
+                if not cond.figures_usable(t.id)
+                else f"condition unmet ({unmet})"
+            )
+            meaningful = cond.timing_meaningful and usable
+            out.append(judge(t, m, deadline_ns, rate, confidence, why, meaningful))
     return out

@@ -26,9 +26,9 @@ WAIT_S = 120.0  # a bound on each wait, never a synchronisation
 class LiveProbe:
     """The probe started in the background, its records read as they come."""
 
-    def __init__(self, *args: str, hooks: bool = False) -> None:
+    def __init__(self, *args: str, hooks: bool = False, **popen: Any) -> None:
         self.proc = subprocess.Popen(
-            [str(probe_path(hooks)), *args], stdout=subprocess.PIPE, text=True
+            [str(probe_path(hooks)), *args], stdout=subprocess.PIPE, text=True, **popen
         )
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -79,7 +79,8 @@ class LiveProbe:
         self.proc.wait()
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """The child processes of pid (none once it is gone)."""
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
@@ -116,7 +117,7 @@ def periodic_wakeups(probe_pid: int, cpus: list[int], fifo: bool) -> int:
     period is one voluntary context switch."""
     best = 0
     wanted = {str(c) for c in cpus}
-    for child in _children(probe_pid):
+    for child in children(probe_pid):
         try:
             tasks = list(Path(f"/proc/{child}/task").iterdir())
         except OSError:

@@ -137,7 +137,7 @@ def test_watchdog_ends_a_hung_test_and_the_run_goes_on(mode: str) -> None:
         "--opt",
         "DBG-P-HANG.bound_s=0.5",
         hooks=True,
-        timeout=60,
+        timeout=300,
     )
     assert run.code == 3
     hang = run.tests["DBG-P-HANG"]
@@ -251,7 +251,7 @@ def test_asan_build_runs_clean() -> None:
         [asan, "--quick", "--tests", "CLK-P-RES,TMR-P-LAT", *QUICK_LAT],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr

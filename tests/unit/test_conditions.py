@@ -180,6 +180,7 @@ def test_only_the_figures_whose_condition_did_not_hold_are_left_out(
     assert all(b.conditions.figures_usable("TMR-P-LAT", n) for n in rest)
     tmr = _tmr(b)
     assert tmr.stars is not None and tmr.figure_ns == max(rest.values())
+    assert "left out, measured without their condition" in tmr.why
     assert _tmr(_run(sample_records)).figure_ns == top
 
 

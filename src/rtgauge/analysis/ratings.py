@@ -157,6 +157,8 @@ def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
         if fam in failed_fams and stars > criteria.get("cap_on_fail", 2):
             stars = int(criteria.get("cap_on_fail", 2))
             why += "; capped: a behaviour verdict fails"
+        if unmet:
+            why += f"; left out, measured without their condition: {', '.join(unmet)}"
         out.append(Rating(fam, stars, figure, why))
     return out
 

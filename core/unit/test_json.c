@@ -108,6 +108,16 @@ int main(void)
     rtg_json_init(&j);
     rtg_metric_emit(e, &j);
     CHECK(strstr(j.buf, "\"count\":2,\"negative\":1,\"min\":0,\"max\":230,") != NULL);
+    CHECK(strstr(j.buf, "condition_unmet") == NULL); /* absent while it held */
+    rtg_json_free(&j);
+
+    /* A figure whose condition did not hold says why; a merge keeps it. */
+    e->condition_unmet = "the load did not run";
+    rtg_metric_merge(m, e);
+    rtg_json_init(&j);
+    rtg_metric_emit(m, &j);
+    CHECK(strstr(j.buf, "\"negative\":2,\"condition_unmet\":\"the load did not run\",\"min\"") !=
+          NULL);
     rtg_json_free(&j);
     rtg_metric_free(m);
     rtg_metric_free(e);

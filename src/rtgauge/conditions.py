@@ -29,6 +29,9 @@ Per test and per family, the same module decides:
   deadline verdict and no "better" mark of a comparison.
 - A family whose behaviour test errored, was interrupted or was skipped has
   verdicts nobody saw pass: it is not rated as if they had.
+- A figure whose condition did not hold while it was measured (the probe's
+  `condition_unmet`: THR-P-BKG's background processes never ran) is not
+  what its name says: shown with why, never rated, compared or judged.
 """
 
 from __future__ import annotations
@@ -62,10 +65,17 @@ class RunConditions:
     behaviour_unjudged: dict[str, str] = field(default_factory=dict)
     virtual_time: bool = False  # emulated under instruction counting (QEMU -icount)
     unrecorded: str | None = None  # imported from this source, which did not record them
+    # (test id, figure name) -> the condition its name promises that did not hold
+    unmet_figures: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def figures_usable(self, test_id: str) -> bool:
-        """The test's figures may feed ratings, deadline verdicts and marks."""
-        return test_id not in self.partial_tests
+    def figures_usable(self, test_id: str, figure: str | None = None) -> bool:
+        """The test's figures (with figure: that one of them) may feed
+        ratings, deadline verdicts and marks."""
+        return test_id not in self.partial_tests and (test_id, figure) not in self.unmet_figures
+
+    def figure_unmet(self, test_id: str, figure: str) -> str | None:
+        """Why the figure is not what its name says, or None."""
+        return self.unmet_figures.get((test_id, figure))
 
     @property
     def timing_meaningful(self) -> bool:
@@ -161,6 +171,9 @@ def run_conditions(
         if t.kind == "B" and t.status in UNJUDGED_STATUSES:
             why = f"{t.id} {t.status}" + (f" ({t.reason})" if t.reason else "")
             unjudged.setdefault(t.family, why)
+    unmet = {
+        (t.id, m.name): m.condition_unmet for t in tests for m in t.metrics if m.condition_unmet
+    }
     return RunConditions(
         emulated,
         known_by,
@@ -172,4 +185,5 @@ def run_conditions(
         unjudged,
         virtual_time=virtual_time,
         unrecorded=unrecorded,
+        unmet_figures=unmet,
     )

@@ -102,6 +102,8 @@ class Metric:
     hist: Histogram
     negative: int = 0  # intervals that ended before they began: not samples
     blocks: Blocks | None = None
+    # The condition the name promises did not hold while measured, in words
+    condition_unmet: str | None = None
 
     @classmethod
     def read(cls, d: Record) -> Metric:
@@ -115,6 +117,7 @@ class Metric:
             params=dict(d.get("params") or {}),
             hist=Histogram.read(d["hist"]),
             blocks=Blocks.read(d["blocks"]) if d.get("blocks") else None,
+            condition_unmet=d.get("condition_unmet") or None,
             **{k: d[k] for k in stats},
         )
 

@@ -52,11 +52,18 @@ def sshd_server() -> Iterator[tuple[int, Path]]:
     os.makedirs("/run/sshd", exist_ok=True)
     log = open(d / "sshd.log", "wb")  # noqa: SIM115 (closed with the server)
     proc = subprocess.Popen([sshd_bin, "-D", "-e", "-f", str(config)], stderr=log)
-    for _ in range(100):
+    deadline = time.monotonic() + 60
+    while True:
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 break
-        time.sleep(0.05)
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            log.close()
+            tail = (d / "sshd.log").read_text(errors="replace")[-1500:]
+            raise RuntimeError(f"sshd did not listen on port {port} within 60 s: {tail}")
+        time.sleep(0.05)  # a polling interval
     try:
         yield port, d / "client"
     finally:

@@ -26,6 +26,7 @@ def spin(cpu: int, prio: int, seconds: float, spin_ms: float, every_ms: float) -
     except (OSError, AttributeError) as e:
         print(f"stall_injector: cannot run SCHED_FIFO {prio} on CPU {cpu}: {e}", file=sys.stderr)
         return 2
+    print("stalling", flush=True)  # its scheduling is set: the caller may start measuring
     spin_ns, every_ns = int(spin_ms * 1e6), int(every_ms * 1e6)
     start = time.monotonic_ns()
     end = start + int(seconds * 1e9)
@@ -50,9 +51,13 @@ def injected_stall(
     """Runs the spinner for at most `seconds`; killed on leaving the block."""
     args = [sys.executable, __file__, "--cpu", str(cpu), "--prio", str(prio)]
     args += ["--seconds", str(seconds), "--spin-ms", str(spin_ms), "--every-ms", str(every_ms)]
-    proc = subprocess.Popen(args)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
     try:
-        time.sleep(0.05)  # its scheduling is set before the measured test starts
+        assert proc.stdout is not None
+        # Its scheduling is set before the measured test starts; no line
+        # (end of output) when it could not be: the caller reads its exit code.
+        if proc.stdout.readline().strip() != "stalling":
+            proc.wait(timeout=60)
         yield proc
     finally:
         proc.kill()

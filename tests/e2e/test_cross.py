@@ -30,7 +30,7 @@ def test_static_and_cross_probes_run(build: str, runner: str | None, arch: str, 
         path = shutil.which(runner)
         assert path, f"{runner} missing: make deps-cross"
         cmd = [path, *cmd]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     for r in records:

@@ -113,7 +113,7 @@ def test_nobody_is_told_not_offered() -> None:
     proc = subprocess.run(
         [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all",
          str(probe), "--quick", "--tests", "DLN-*", *SHORT],
-        capture_output=True, text=True, timeout=120, cwd=tmp,
+        capture_output=True, text=True, timeout=300, cwd=tmp,
     )  # fmt: skip
     shutil.rmtree(tmp, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr

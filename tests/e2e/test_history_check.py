@@ -19,7 +19,7 @@ def history(results: Path, *args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "rtgauge.cli.main", "history", "--results-dir", str(results), *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
 
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from live_probe import children, wait_for_wakeups
 from probe_run import validate
 
 from rtgauge.model import load_bundle
@@ -63,7 +64,8 @@ def test_bad_probe_arguments_are_relayed_and_nothing_is_stored(tmp_path: Path) -
     assert not tmp_path.exists() or not any(tmp_path.iterdir())
 
 
-def _start(tmp_path: Path) -> subprocess.Popen[str]:
+def _start(tmp_path: Path, lat_ms: int = 600000) -> subprocess.Popen[str]:
+    """rtgauge run of CLK-P-RES and a TMR-P-LAT longer than any wait here."""
     env = dict(os.environ)
     return subprocess.Popen(
         [
@@ -75,7 +77,7 @@ def _start(tmp_path: Path) -> subprocess.Popen[str]:
             "--tests",
             "CLK-P-RES,TMR-P-LAT,SEM-B-LCK",  # the last never runs when TMR-P-LAT is stopped
             "--opt",
-            "TMR-P-LAT.duration_ms=30000",
+            f"TMR-P-LAT.duration_ms={lat_ms}",
             "--results-dir",
             str(tmp_path),
         ],
@@ -86,19 +88,24 @@ def _start(tmp_path: Path) -> subprocess.Popen[str]:
     )
 
 
-def _wait_for_partial(tmp_path: Path) -> Path:
-    for _ in range(200):
+def _wait_for_partial(tmp_path: Path, timeout: float = 120) -> Path:
+    """The run's partial file, once it holds the system and CLK-P-RES records."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
         parts = list(tmp_path.glob("*/*.partial.jsonl"))
         if parts and len(parts[0].read_text().splitlines()) >= 2:  # system + CLK-P-RES
             return parts[0]
-        time.sleep(0.05)
-    raise AssertionError("no partial file appeared")
+        time.sleep(0.05)  # a polling interval
+    raise AssertionError(f"no partial file with two records within {timeout} s")
 
 
 def test_sigint_keeps_partial_samples_and_marks_the_run(tmp_path: Path) -> None:
     proc = _start(tmp_path)
-    _wait_for_partial(tmp_path)
-    time.sleep(0.5)
+    partial = _wait_for_partial(tmp_path)
+    system = json.loads(partial.read_text().splitlines()[0])
+    (probe,) = children(proc.pid)  # the host's one child: the local probe
+    cpus, fifo = system["cpu"]["selected"], system["privileges"]["sched_fifo"]
+    wait_for_wakeups(probe, cpus, fifo)  # TMR-P-LAT has samples
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
@@ -134,7 +141,7 @@ def test_killed_probe_keeps_every_record_written_before(tmp_path: Path) -> None:
 
 
 def test_killed_host_leaves_the_partial_records(tmp_path: Path) -> None:
-    proc = _start(tmp_path)
+    proc = _start(tmp_path, lat_ms=30000)  # the orphan stops with its test
     partial = _wait_for_partial(tmp_path)
     proc.kill()
     proc.communicate(timeout=60)
@@ -143,7 +150,8 @@ def test_killed_host_leaves_the_partial_records(tmp_path: Path) -> None:
     report = rtgauge("report", str(partial), "--format", "html", "--out", "-")
     assert report.returncode == 0 and "INCOMPLETE" in report.stdout
     # The orphaned probe sees its output pipe closed and stops with its test.
-    for _ in range(100):
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
         left = subprocess.run(
             ["pgrep", "-f", f"{os.environ['RTGAUGE_PROBE']} --quick --tests CLK-P-RES,TMR-P-LAT"],
             capture_output=True,

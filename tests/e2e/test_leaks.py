@@ -14,6 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from live_probe import LiveProbe
 from probe_run import live_processes, probe_path
 
 # What the probe names its objects (core/osal/posix/named.c, msg_internal.h):
@@ -53,24 +54,35 @@ def test_normal_run_and_errors_leave_nothing(tmp_path: Path) -> None:
     assert_same(before, snapshot(tmp_path))
 
 
+def _scratch_file_written(tmp: Path) -> bool:
+    """The file I/O load has a file in its scratch directory."""
+    return any(d.is_dir() and any(d.iterdir()) for d in tmp.iterdir())
+
+
 def test_killed_run_leaves_nothing(tmp_path: Path) -> None:
     before = snapshot(tmp_path)
-    # Inside TMR-P-LOAD's file I/O phase (idle, cpu, memory, fileio: 1 s
-    # each with --quick), then at two points of a whole run.
-    for tests, delay in (("TMR-P-LOAD", 3.5), ("*", 6.0), ("*", 12.0)):
-        proc = subprocess.Popen(
-            [str(probe_path()), "--quick", "--tests", tests],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            env=probe_env(tmp_path),
-        )
-        time.sleep(delay)
-        os.killpg(proc.pid, signal.SIGKILL)  # the probe, its test and its loads at once
-        proc.wait(timeout=30)
+    # Inside TMR-P-LOAD's file I/O phase (a file in its scratch directory),
+    # then in a whole run as TMR-P-LOAD and MSG-P-LAT begin (the records
+    # before them read): each kill waits for its point, never for a time.
+    for tests, after in (("TMR-P-LOAD", None), ("*", "TMR-P-LAT"), ("*", "MSG-P-SND")):
+        probe = LiveProbe(
+            "--quick", "--tests", tests,
+            stderr=subprocess.DEVNULL, start_new_session=True, env=probe_env(tmp_path),
+        )  # fmt: skip
+        try:
+            if after is None:
+                end = time.monotonic() + 120
+                while not _scratch_file_written(tmp_path):
+                    assert time.monotonic() < end, "no file of the file I/O load within 120 s"
+                    time.sleep(0.02)  # a polling interval
+            else:
+                probe.wait_for_test(after, timeout=600)
+        finally:
+            os.killpg(probe.proc.pid, signal.SIGKILL)  # the probe, its test and its loads at once
+            probe.proc.wait(timeout=30)
     # After a SIGKILL the cleaning is the janitors' (processes of their own,
     # woken by the probe's death): given a bounded time to finish.
-    settle_until = time.monotonic() + 20
+    settle_until = time.monotonic() + 120
     while snapshot(tmp_path) != before and time.monotonic() < settle_until:
         time.sleep(0.2)
     assert_same(before, snapshot(tmp_path))

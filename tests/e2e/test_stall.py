@@ -20,6 +20,7 @@ PRIO = 90  # the probe's; the spinner runs one above it
 STALL_MS = 5.0
 EVERY_MS = 100.0
 MEASURE_MS = 1000  # ten stalls
+BOUND_S = 300  # the spinner's own time limit, should the test die first
 SEEN = 0.6 * STALL_MS * 1e6  # most of the stall, in ns: more than any period here
 
 VARIANTS = ["clock_nanosleep", "nanosleep", "posix_timer", "timerfd", "select", "poll"]
@@ -33,8 +34,9 @@ def _opts(test: str, **values: object) -> list[str]:
 def _stalled(*args: str) -> dict[str, Any]:
     if os.geteuid() != 0:
         pytest.skip("the injected stall needs root: SCHED_FIFO for the spinner and the probe")
-    with injected_stall(CPU, PRIO + 1, MEASURE_MS / 1000 * 2 + 3, STALL_MS, EVERY_MS) as spinner:
-        r = run_probe("--cpus", str(CPU), "--prio", str(PRIO), *args, timeout=60)
+    # Stalls until the run is over (the bound only for a test that dies first)
+    with injected_stall(CPU, PRIO + 1, BOUND_S, STALL_MS, EVERY_MS) as spinner:
+        r = run_probe("--cpus", str(CPU), "--prio", str(PRIO), *args, timeout=BOUND_S)
         if spinner.poll() == 2:
             pytest.skip("the spinner could not obtain SCHED_FIFO")
     if not rt(r):

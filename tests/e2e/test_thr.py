@@ -5,8 +5,16 @@ No timing thresholds: counts, names, statuses and evidence only."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from probe_run import ProbeRun, assert_every_test_ran, counted, metric, ran, rt, run_probe, verdict
+
+from rtgauge.analysis.compare import compare
+from rtgauge.analysis.ratings import rate
+from rtgauge.model import bundle_from_records
+from rtgauge.run import Run
 
 FAMILY = "THR-*"
 IDS = [
@@ -56,7 +64,64 @@ def test_bkg_params(quick: ProbeRun) -> None:
     t = ran(quick, "THR-P-BKG")
     assert metric(t, "thread.wake.idle")["params"] == {"processes": 0}
     assert metric(t, "thread.wake.background")["params"] == {"processes": 10}
-    assert t["info"]["background_ops_during_measure"] > 0
+    assert_bkg_record_honest(quick)
+
+
+def assert_bkg_record_honest(run: ProbeRun) -> None:
+    """Either the background processes ran while the wake-ups were measured,
+    or the record says they did not: a note, the figure's condition_unmet,
+    and the host neither rates it nor compares it. (A machine busy with
+    other real-time work may starve them: that outcome is correct too.)"""
+    t = run.tests["THR-P-BKG"]
+    busy, idle = metric(t, "thread.wake.background"), metric(t, "thread.wake.idle")
+    assert "condition_unmet" not in idle
+    ops = t["info"]["background_ops_during_measure"]
+    assert t["info"]["background_ran"] is (ops > 0)
+    view = Run.of(bundle_from_records(run.records, "THR-P-BKG"))
+    cond = view.conditions
+    assert cond.figures_usable("THR-P-BKG", "thread.wake.idle")
+    if ops > 0:
+        assert "condition_unmet" not in busy
+        assert not any("did no work" in n for n in t["notes"])
+        assert cond.figures_usable("THR-P-BKG", "thread.wake.background")
+        return
+    assert busy["condition_unmet"] == "the background processes did not run while it was measured"
+    assert any("did no work while measured" in n for n in t["notes"])
+    assert not cond.figures_usable("THR-P-BKG", "thread.wake.background")
+    crit = {"families": {"THR": {"metric": "^thread\\.wake\\.background$", "stat": "max",
+                                 "reduce": "max", "stars": [[1e12, 5]]}}}  # fmt: skip
+    rating = next(r for r in rate(view, crit) if r.family == "THR")
+    assert rating.stars is None and "without their condition" in rating.why
+    rows = [r for r in compare([view, view]).rows if r.metric == "thread.wake.background"]
+    assert rows and all(r.unmet == [True, True] and r.best_max is None for r in rows)
+
+
+SPIN = (
+    "import os,sys,time\n"
+    "os.sched_setaffinity(0,{0})\n"
+    "try:\n  os.sched_setscheduler(0,os.SCHED_FIFO,os.sched_param(50))\n"
+    "except OSError:\n  sys.exit(2)\n"
+    "print('spinning',flush=True)\n"
+    "end=time.monotonic()+120\n"  # a bound, should the test die first
+    "while time.monotonic()<end: pass\n"
+)
+
+
+def test_bkg_record_stays_honest_when_the_background_is_starved() -> None:
+    """A SCHED_FIFO spinner on the measured CPU, below the measured thread and
+    above the SCHED_OTHER background, leaves the background only what RT
+    throttling spares: whether it ran or not, the record says which."""
+    spinner = subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.PIPE, text=True)
+    try:
+        assert spinner.stdout is not None
+        if spinner.stdout.readline().strip() != "spinning":  # EOF: it could not get SCHED_FIFO
+            pytest.skip("the spinner could not obtain SCHED_FIFO")
+        run = run_probe("--quick", "--cpus", "0", "--tests", "THR-P-BKG", *SHORT)
+    finally:
+        spinner.kill()
+        spinner.wait(timeout=30)
+    ran(run, "THR-P-BKG")
+    assert_bkg_record_honest(run)
 
 
 def test_new_verdicts_and_evidence(quick: ProbeRun) -> None:

@@ -135,6 +135,55 @@ def test_partial_figures_are_shown_and_used_for_nothing(
         assert "partial figures" in md and "(partial)" in md
 
 
+def _unmet(records: list[dict[str, Any]], tid: str, names: set[str]) -> list[dict[str, Any]]:
+    recs = copy.deepcopy(records)
+    for t in recs[1:-1]:
+        for m in t["metrics"] if t["id"] == tid else []:
+            if m["name"] in names:
+                m["condition_unmet"] = "the load it is under did not run while it was measured"
+    return recs
+
+
+def test_a_figure_whose_condition_did_not_hold_is_shown_and_used_for_nothing(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    lat = next(t for t in sample_records if t.get("id") == "TMR-P-LAT")
+    names = {m["name"] for m in lat["metrics"]}
+    b = _run(_unmet(sample_records, "TMR-P-LAT", names))
+    cond = b.conditions
+    assert cond.partial_tests == () and cond.figures_usable("TMR-P-LAT")
+    for n in names:
+        assert not cond.figures_usable("TMR-P-LAT", n)
+        assert "did not run" in str(cond.figure_unmet("TMR-P-LAT", n))
+    tmr = _tmr(b)
+    assert tmr.stars is None and tmr.figure_ns is None
+    assert "measured without their condition" in tmr.why and "TMR-P-LAT" in tmr.why
+    vs = [v for v in deadline_verdicts(b, DEADLINE_NS, 0.5) if v.test == "TMR-P-LAT"]
+    assert vs and all(v.claim == "not claimed" and "condition unmet" in str(v.limit) for v in vs)
+    rows = [r for r in compare([b, _run(sample_records)]).rows if r.test == "TMR-P-LAT"]
+    assert rows and all(r.unmet[0] and r.best_max is None and r.best_mean is None for r in rows)
+    md = EXPORTERS["md"].render(bundle_report(b.bundle, DEADLINE_NS, 0.5))
+    assert "without the condition its name promises" in md
+
+
+def test_only_the_figures_whose_condition_did_not_hold_are_left_out(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    """The worst CPU's figure (and the merged one, which holds it) unmet: the
+    rating comes from the rest, the test's other figures stay usable."""
+    lat = next(t for t in sample_records if t.get("id") == "TMR-P-LAT")
+    top = max(m["max"] for m in lat["metrics"])
+    unmet = {m["name"] for m in lat["metrics"] if m["max"] == top}
+    rest = {m["name"]: m["max"] for m in lat["metrics"] if m["name"] not in unmet}
+    assert rest  # the sample has a figure below the worst
+    b = _run(_unmet(sample_records, "TMR-P-LAT", unmet))
+    assert all(b.conditions.figures_usable("TMR-P-LAT", n) for n in rest)
+    tmr = _tmr(b)
+    assert tmr.stars is not None and tmr.figure_ns == max(rest.values())
+    assert "left out, measured without their condition" in tmr.why
+    assert _tmr(_run(sample_records)).figure_ns == top
+
+
 def test_a_family_whose_behaviour_was_not_judged_is_not_rated(
     sample_records: list[dict[str, Any]],
 ) -> None:

@@ -15,6 +15,11 @@ struct rtg_metric {
     struct rtg_json params; /* an object, or empty */
     struct rtg_blocks *blocks; /* the extremes in time order, or NULL (not tracked) */
     uint64_t negative;      /* intervals that ended before they began: counted, not samples */
+    /* The condition the figure's name promises did not hold while it was
+     * measured (the load it is "under" never ran): why, in words, or NULL.
+     * The figure is still written, and the host does not rate it. A string
+     * that outlives the metric (a literal). */
+    const char *condition_unmet;
     /* Told of every interval, when set: the flight recorder keeps the
      * kernel's events around the worst (rtg_metric_explain, rtg/test.h). */
     void (*watch)(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns);

@@ -31,6 +31,7 @@ class Row:
     per_system: list[Metric | None]  # the metric of each system, or None
     partial: list[bool] = field(default_factory=list)  # per system: figures partial
     emulated: list[bool] = field(default_factory=list)  # per system: shown, never ranked
+    unmet: list[bool] = field(default_factory=list)  # per system: its condition did not hold
     best_max: int | None = None  # index of the system with the lowest max
     best_mean: int | None = None
     significant: bool = False  # best mean vs each other: beyond chance (Mann-Whitney)
@@ -120,11 +121,15 @@ def compare(runs: list[Run]) -> Comparison:
             m is not None and not r.conditions.figures_usable(test)
             for r, m in zip(runs, per, strict=True)
         ]
+        unmet = [
+            m is not None and r.conditions.figure_unmet(test, name) is not None
+            for r, m in zip(runs, per, strict=True)
+        ]
         emulated = [
             m is not None and not r.conditions.timing_meaningful
             for r, m in zip(runs, per, strict=True)
         ]
-        comp.rows.append(judge_row(Row(test, name, per, partial, emulated)))
+        comp.rows.append(judge_row(Row(test, name, per, partial, emulated, unmet)))
     return comp
 
 
@@ -137,6 +142,7 @@ def judge_row(row: Row) -> Row:
         if m is not None
         and not (row.partial and row.partial[i])
         and not (row.emulated and row.emulated[i])  # an emulated run's timings are not ranked
+        and not (row.unmet and row.unmet[i])  # not measured under what its name says
     ]
     if len(present) < 2:
         return row
@@ -213,6 +219,7 @@ def points(comp: Comparison) -> list[tuple[list[str], list[str]]]:
                 and r.best_max != i
                 and r.tail_significant
                 and not (r.partial and r.partial[i])
+                and not (r.unmet and r.unmet[i])
             ]
             for r in sorted(wins, key=lambda r: -_ratio(r, i))[:3]:
                 m = r.per_system[i]

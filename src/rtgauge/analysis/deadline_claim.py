@@ -57,6 +57,7 @@ def claim(run: Run, deadline_ns: float, rate: float, confidence: float = 0.95) -
         for t in run.tests
         if t.latency_test and usable(t.id)
         for m in pwcet_figures(t)
+        if usable(t.id, m.name)
     ]
     return DeadlineClaim(
         deadline_ns,

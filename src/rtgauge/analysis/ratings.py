@@ -106,15 +106,21 @@ def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
             continue
         selects = _selects(c)
         matching = [
-            (t.id, float(value))
+            (t.id, m.name, float(value))
             for t in run.tests
             if t.family == fam
             for m in t.metrics
             if selects(t, m) and (value := m.stat(c["stat"])) is not None
         ]
-        # Partial figures (a test in error or interrupted) are shown, never rated.
-        values = [v for tid, v in matching if cond.figures_usable(tid)]
-        partial = sorted({tid for tid, _ in matching if not cond.figures_usable(tid)})
+        # Partial figures (a test in error or interrupted), and those whose
+        # condition did not hold, are shown, never rated.
+        values = [v for tid, name, v in matching if cond.figures_usable(tid, name)]
+        partial = sorted({tid for tid, _, _ in matching if not cond.figures_usable(tid)})
+        unmet = [
+            f"{tid} {name}"
+            for tid, name, _ in matching
+            if cond.figures_usable(tid) and not cond.figures_usable(tid, name)
+        ]
         has_tests = any(t.family == fam for t in run.tests)
         if fam in failed_fams and not values:
             out.append(Rating(fam, 1, None, "a behaviour verdict fails"))
@@ -129,6 +135,9 @@ def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
                 out.append(
                     Rating(fam, None, None, f"not rated: partial figures ({', '.join(partial)})")
                 )
+            elif unmet:
+                why = f"not rated: measured without their condition ({', '.join(unmet)})"
+                out.append(Rating(fam, None, None, why))
             elif has_tests:
                 out.append(Rating(fam, None, None, "not rated: no figure matches the criterion"))
             continue
@@ -148,6 +157,8 @@ def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
         if fam in failed_fams and stars > criteria.get("cap_on_fail", 2):
             stars = int(criteria.get("cap_on_fail", 2))
             why += "; capped: a behaviour verdict fails"
+        if unmet:
+            why += f"; left out, measured without their condition: {', '.join(unmet)}"
         out.append(Rating(fam, stars, figure, why))
     return out
 

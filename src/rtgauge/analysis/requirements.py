@@ -291,11 +291,15 @@ def green_withheld(run: Run) -> str | None:
     return None if cond.deadline_verdict_allowed else cond.timing_limit
 
 
-def claim_limit(run: Run, test: TestRecord) -> str | None:
-    """Why a test's figures may back no claim (the run's conditions, or the
-    test's partial figures), or None when they may."""
-    if not run.conditions.figures_usable(test.id):
+def claim_limit(run: Run, test: TestRecord, figure: str | None = None) -> str | None:
+    """Why a test's figures (or one figure of it) may back no claim: the
+    test's partial figures, the figure's condition that did not hold, or the
+    run's conditions; None when they may."""
+    cond = run.conditions
+    if not cond.figures_usable(test.id):
         return f"partial figures ({test.id} {test.status})"
+    if figure is not None and not cond.figures_usable(test.id, figure):
+        return f"condition unmet ({cond.figure_unmet(test.id, figure)})"
     return green_withheld(run)
 
 
@@ -305,13 +309,13 @@ def deadline_verdicts(
     cond = run.conditions
     out = []
     for t in run.tests:
-        # Partial figures are judged for the reader but claim nothing either way.
-        usable = cond.figures_usable(t.id)
-        why = claim_limit(run, t)
-        meaningful = cond.timing_meaningful and usable
-        out += [
-            judge(t, m, deadline_ns, rate, confidence, why, meaningful)
-            for m in t.metrics
-            if judged(t, m)
-        ]
+        for m in t.metrics:
+            if not judged(t, m):
+                continue
+            # Partial figures, and those whose condition did not hold, are
+            # judged for the reader but claim nothing either way.
+            usable = cond.figures_usable(t.id, m.name)
+            why = claim_limit(run, t, m.name)
+            meaningful = cond.timing_meaningful and usable
+            out.append(judge(t, m, deadline_ns, rate, confidence, why, meaningful))
     return out

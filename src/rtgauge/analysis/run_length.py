@@ -118,7 +118,9 @@ def headline_judged(test: TestRecord) -> Metric | None:
 def prove(run: Run, test: TestRecord, metric: Metric, budget_ns: float, conf: float) -> Proof:
     c = count_misses(test, metric, budget_ns)
     upper = upper_bound(c.misses, c.activations, conf)
-    return Proof(test.id, metric.name, budget_ns, conf, c, upper, claim_limit(run, test))
+    return Proof(
+        test.id, metric.name, budget_ns, conf, c, upper, claim_limit(run, test, metric.name)
+    )
 
 
 def proofs(run: Run, budget_ns: float, confidence: float) -> list[Proof]:

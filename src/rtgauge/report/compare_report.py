@@ -172,6 +172,10 @@ def figures_blocks(comp: Comparison) -> list[Block]:
                     tr += [Cell(f"{us(m.mean)} (emulated)", "muted")]
                     tr += [Cell(f"{us(m.max)} (emulated)", "muted")]
                     continue
+                if r.unmet and r.unmet[i]:  # shown, never marked better
+                    tr += [Cell(f"{us(m.mean)} (condition unmet)", "muted")]
+                    tr += [Cell(f"{us(m.max)} (condition unmet)", "muted")]
+                    continue
                 tr.append(Cell(us(m.mean), "better" if r.best_mean == i and r.significant else ""))
                 tr.append(
                     Cell(us(m.max), "better" if r.best_max == i and r.tail_significant else "")

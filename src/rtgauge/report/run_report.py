@@ -230,6 +230,18 @@ def histograms(test: TestRecord) -> list[Block]:
     return out
 
 
+def unmet_note(metrics: list[Metric]) -> Para | None:
+    """The figures measured without the condition their names promise."""
+    named = [f"{m.name} ({m.condition_unmet})" for m in metrics if m.condition_unmet]
+    if not named:
+        return None
+    return Para(
+        "Measured without the condition its name promises, shown for the record and used "
+        "for no rating, deadline verdict or comparison mark: " + "; ".join(named),
+        "warn",
+    )
+
+
 PARTIAL_NOTE = (
     "partial figures: the test did not finish; shown for the record, used for no rating, "
     "deadline verdict or comparison mark"
@@ -258,6 +270,9 @@ def test_blocks(t: TestRecord, in_unit: str = "µs") -> list[Block]:
             out.append(Chart(svg, f"{s.name}: latency over time, load phases marked"))
     if t.metrics and figures_partial(t):
         out.append(Para(PARTIAL_NOTE, "warn"))
+    unmet = unmet_note(t.metrics)
+    if unmet:
+        out.append(unmet)
     if t.metrics:
         out.append(metric_table(t.metrics, in_unit))
         negative = negative_note(t.metrics)

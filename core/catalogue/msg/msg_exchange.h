@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "rtg/clock.h"
 #include "rtg/osal_msg.h"
 #include "rtg/test.h"
 
@@ -71,10 +73,43 @@ void rtg_msg_near_end(struct msg_xchg *x, char *buf, size_t sent);
 /* A message received whole or not (len bytes in buf): its payload in *p,
  * counted out of sequence unless it is message seq of the exchange's size.
  * False for the near side's stop message: the far side ends. (Each side
- * calls send and receive itself, with the clock read next to them.) */
+ * sends and receives through the inline helpers below, each clock read
+ * right next to its call.) */
 bool rtg_msg_x_accept(struct msg_xchg *x, const char *buf, size_t len, size_t seq,
                       struct payload *p);
 /* Records a sample from the ticks `from` to `to`. */
 void rtg_msg_x_sample(struct msg_xchg *x, struct msg_samples *s, uint64_t from, uint64_t to);
+
+/* One receive on ch into buf, and the clock read right after it returned
+ * (*t, a figure's end); false, flagged, when it failed. Inline: nothing but
+ * the call and the read. */
+static inline bool rtg_msg_x_recv(struct msg_xchg *x, struct rtg_msg_chan *ch, char *buf,
+                                  size_t *len, uint64_t *t)
+{
+    int rc = rtg_msg_recv(ch, buf, x->size, len, NULL);
+    *t = rtg_clock_ticks();
+    if (rc)
+        rtg_msg_fail_flag(&x->fl, rc, __LINE__);
+    return rc == 0;
+}
+
+/* One send of buf on ch as it is; false, flagged, when it failed. */
+static inline bool rtg_msg_x_pass(struct msg_xchg *x, struct rtg_msg_chan *ch, char *buf)
+{
+    int rc = rtg_msg_send(ch, buf, x->size, 0);
+    if (rc)
+        rtg_msg_fail_flag(&x->fl, rc, __LINE__);
+    return rc == 0;
+}
+
+/* One send of *p on ch, stamped with the clock read right before it (a
+ * figure's start), copied into buf; false, flagged, when it failed. */
+static inline bool rtg_msg_x_send(struct msg_xchg *x, struct rtg_msg_chan *ch, char *buf,
+                                  struct payload *p)
+{
+    p->t = rtg_clock_ticks();
+    memcpy(buf, p, sizeof *p);
+    return rtg_msg_x_pass(x, ch, buf);
+}
 
 #endif

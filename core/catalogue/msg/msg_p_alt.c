@@ -26,23 +26,13 @@ static void *side_a(void *arg)
         return NULL;
     for (size_t i = 0; i < x->n && rtg_msg_x_going(x); i++) {
         size_t len;
-        int rc = rtg_msg_recv(x->to_far, buf, x->size, &len, NULL);
-        uint64_t t = rtg_clock_ticks();
-        if (rc) {
-            rtg_msg_fail_flag(&x->fl, rc, __LINE__);
-            break;
-        }
+        uint64_t t;
         struct payload p;
-        if (!rtg_msg_x_accept(x, buf, len, i, &p))
+        if (!rtg_msg_x_recv(x, x->to_far, buf, &len, &t) || !rtg_msg_x_accept(x, buf, len, i, &p))
             break;
         rtg_msg_x_sample(x, &x->far, p.t, t);
-        p.t = rtg_clock_ticks();
-        memcpy(buf, &p, sizeof p);
-        rc = rtg_msg_send(x->to_near, buf, x->size, 0);
-        if (rc) {
-            rtg_msg_fail_flag(&x->fl, rc, __LINE__);
+        if (!rtg_msg_x_send(x, x->to_near, buf, &p))
             break;
-        }
     }
     rtg_msg_far_end(x, buf);
     return NULL;
@@ -60,20 +50,10 @@ static void *side_b(void *arg)
     for (; i < x->n && rtg_msg_x_going(x); i++) {
         rtg_breathe(&br);
         struct payload p = {.seq = (uint32_t)i, .tag = 1};
-        p.t = rtg_clock_ticks();
-        memcpy(buf, &p, sizeof p);
-        int rc = rtg_msg_send(x->to_far, buf, x->size, 0);
-        if (rc) {
-            rtg_msg_fail_flag(&x->fl, rc, __LINE__);
-            break;
-        }
         size_t len;
-        rc = rtg_msg_recv(x->to_near, buf, x->size, &len, NULL);
-        uint64_t t = rtg_clock_ticks();
-        if (rc) {
-            rtg_msg_fail_flag(&x->fl, rc, __LINE__);
+        uint64_t t;
+        if (!rtg_msg_x_send(x, x->to_far, buf, &p) || !rtg_msg_x_recv(x, x->to_near, buf, &len, &t))
             break;
-        }
         struct payload q;
         rtg_msg_x_accept(x, buf, len, i, &q);
         rtg_msg_x_sample(x, &x->near, q.t, t);

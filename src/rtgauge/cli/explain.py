@@ -1,6 +1,7 @@
 """rtgauge explain RUN: why each worst sample of a stored run was late, as
-the report says it, for one test or all (text, Markdown, HTML or JSON).
-RUN is a bundle file or a stored run's id."""
+the report says it, for one test or all (text, Markdown, HTML or JSON), or
+the kept windows as a Chrome/Perfetto trace (--format perfetto,
+docs/traces.md). RUN is a bundle file or a stored run's id."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Heading, Para, Report
 from rtgauge.report.explain_section import test_section
 from rtgauge.run import Run
+from rtgauge.traces.perfetto import run_windows, trace_document
 
-FORMATS = ("text", "md", "html", "json")
+FORMATS = ("text", "md", "html", "json", "perfetto")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,6 +62,10 @@ def execute(args: argparse.Namespace) -> int:
     fmt, name = chosen_format(args), f"{source.name}-explain"
     if fmt == "json":
         emit(args, json.dumps(as_json(a, tests), indent=1) + "\n", fmt, name, [source.path])
+        return 0
+    if fmt == "perfetto":
+        doc = trace_document(run_windows(a, tests))
+        emit(args, json.dumps(doc) + "\n", fmt, name, [source.path])
         return 0
     blocks: list[Block] = [Heading(1, f"Why the worst cases: {run.host} {run.system.host.release}")]
     if not run.complete:

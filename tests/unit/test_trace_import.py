@@ -58,6 +58,10 @@ def _hog_trace(
               f"comm=cyclictest pid={CT} prio=19 target_cpu=001"),
         _line("python3", HOG, 1, rel + 2.0, "hrtimer_expire_exit", "hrtimer=0x0000ab"),
         _line("python3", HOG, 1, rel + 2.5, "local_timer_exit", "vector=236"),
+        # another task's sleep ends on the CPU too (cyclictest's main thread)
+        _line("python3", HOG, 1, rel + 40, "hrtimer_expire_entry",
+              f"hrtimer=0x0000cd function=hrtimer_wakeup now={DUE + 99_000}"),
+        _line("python3", HOG, 1, rel + 41, "hrtimer_expire_exit", "hrtimer=0x0000cd"),
         _line("python3", HOG, 1, rel + late_us, "sched_switch",
               f"prev_comm=python3 prev_pid={HOG} prev_prio=11 prev_state=S ==> "
               f"next_comm=cyclictest next_pid={CT} next_prio=19"),

@@ -80,7 +80,8 @@ def breaks(rep: Report) -> list[Break]:
 
 def _timer_release(before: list[Line], marker: Line, lat: int) -> int | None:
     """The release from the thread's timer: the last hrtimer_wakeup expiry on
-    its CPU before the marker whose timer the thread itself armed."""
+    its CPU before the marker whose timer the thread itself armed (other
+    tasks' sleeps end on the CPU too)."""
     for j in range(len(before) - 1, -1, -1):
         e = before[j]
         if e.ts < marker.ts - 2 * lat - LOOKBACK_NS:
@@ -92,8 +93,8 @@ def _timer_release(before: list[Line], marker: Line, lat: int) -> int | None:
             continue
         armed = _armed_by(before[:j], f.get("hrtimer", ""), marker.pid)
         now = _int(f.get("now"))
-        if armed is None or now is None:
-            return None
+        if armed is None or now is None:  # another task's sleep (cyclictest's main thread)
+            continue
         release = e.ts - (now - armed)
         # the thread's own timer, due before the marker and within N of it
         ok = release <= marker.ts and marker.ts - release <= 2 * lat + LOOKBACK_NS

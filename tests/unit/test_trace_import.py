@@ -31,7 +31,7 @@ def _line(comm: str, pid: int, cpu: int, us: float, event: str, body: str) -> st
 
 
 def _hog_trace(
-    *, timer: bool = True, irq: bool = True, lost: bool = False, late_us: float = 300.0
+    *, timer: bool = True, irq: bool = True, lost: str = "", late_us: float = 300.0
 ) -> str:
     """cyclictest sleeps on CPU 1, its timer fires 0.5 µs late while the hog
     spins, the hog keeps the CPU for late_us, cyclictest writes the marker."""
@@ -73,7 +73,7 @@ def _hog_trace(
         out.insert(3, _line("<idle>", 0, 0, rel - 179, "irq_handler_exit", "irq=30 ret=handled"))
         out.insert(4, _line("<idle>", 0, 0, rel - 178, "softirq_entry", "vec=3 [action=NET_RX]"))
     if lost:
-        out.insert(-3, "CPU:1 [LOST 7 EVENTS]")
+        out.insert(-3, lost)
     if not timer:
         out = [ln for ln in out if "hrtimer" not in ln]
     return "\n".join(out) + "\n"
@@ -115,11 +115,19 @@ def test_without_timer_events_the_release_is_the_marker_minus_the_latency() -> N
 
 
 def test_lost_events_on_the_samples_cpu_make_it_incomplete_and_blame_nobody() -> None:
-    (imp,) = imported(parse(_hog_trace(lost=True)))
+    (imp,) = imported(parse(_hog_trace(lost="CPU:1 [7 EVENTS DROPPED]")))
     assert imp.window.lost_events == 7 and not imp.window.complete
     assert imp.lacks == ("CPU 1 lost 7 events within the window",)
     x = explain(imp.window)
     assert x.named is None and x.culprit == "incomplete: 7 events lost"
+
+
+def test_uncounted_losses_and_the_other_cpus_losses() -> None:
+    (imp,) = imported(parse(_hog_trace(lost="CPU:1 [EVENTS DROPPED]")))
+    assert imp.lacks == ("CPU 1 lost an unknown number of events within the window",)
+    assert explain(imp.window).named is None
+    (imp,) = imported(parse(_hog_trace(lost="CPU:0 [12 EVENTS DROPPED]")))
+    assert imp.lacks == () and explain(imp.window).named is not None
 
 
 def test_a_family_not_recorded_is_said_and_blames_nobody() -> None:

@@ -25,11 +25,12 @@ _LINE = re.compile(
     r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:[.a-zA-Z0-9]{2,8}\s+)?"
     r"(?P<sec>\d+)\.(?P<frac>\d+):\s+(?P<event>[\w:.-]+):\s?(?P<body>.*)$"
 )
-# trace-cmd says a CPU lost events as "CPU:1 [LOST 12 EVENTS]" (no number
-# when the kernel did not count them), or "CPU 1: lost events".
+# trace-cmd says where a CPU lost events in its stream as
+# "CPU:1 [102 EVENTS DROPPED]" ("[EVENTS DROPPED]" when the kernel did not
+# count them); older versions wrote "[LOST n EVENTS]".
 _LOST = (
-    re.compile(r"CPU:?\s*(?P<cpu>\d+)\s*\[LOST(?:\s+(?P<n>\d+))?\s+EVENTS?\]", re.IGNORECASE),
-    re.compile(r"CPU\s*(?P<cpu>\d+):\s*(?:(?P<n>\d+)\s+)?(?:events\s+lost|lost\s+events)", re.I),
+    re.compile(r"^CPU:?\s*(?P<cpu>\d+)\s*\[(?:(?P<n>\d+)\s+)?EVENTS DROPPED\]", re.I),
+    re.compile(r"^CPU:?\s*(?P<cpu>\d+)\s*\[LOST(?:\s+(?P<n>\d+))?\s+EVENTS?\]", re.I),
 )
 
 
@@ -78,7 +79,7 @@ def parse(text: str) -> Report:
         m = _LINE.match(raw)
         if m is None:
             for pat in _LOST:
-                lost = pat.search(raw)
+                lost = pat.search(raw.strip())
                 if lost:
                     n = lost.group("n")
                     pending.setdefault(int(lost.group("cpu")), []).append(int(n) if n else None)

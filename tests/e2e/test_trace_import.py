@@ -27,6 +27,9 @@ from stall_injector import injected_stall
 CPU = 1 if (os.cpu_count() or 1) > 1 else 0
 CYCLICTEST_PRIO = 80
 HOG_PRIO = 88  # above cyclictest's
+# cyclictest's limit with the hog: far below its 5 ms spins, far above what
+# a shared machine's other work delays a sample by (else that breaks first)
+LIMIT_US = 1000
 TRACEFS = Path("/sys/kernel/tracing")
 # what trace-cmd record -k -d leaves set at the top level, put back after
 # every recording (trace-cmd's own reset opens set_ftrace_filter, which a
@@ -125,7 +128,7 @@ def _record(out: Path, limit_us: int) -> None:
         'do sleep 0.01; done; exec "$@"'
     )
     cmd = [
-        _need("trace-cmd"), "record", "-q", "-k", "-d", "-e", "sched", "-e", "irq",
+        _need("trace-cmd"), "record", "-q", "-k", "-d", "-b", "4096", "-e", "sched", "-e", "irq",
         "-e", "timer", "-e", "irq_vectors", "-o", str(out),
         "sh", "-c", started, "sh", *cyclictest,
     ]  # fmt: skip
@@ -174,14 +177,15 @@ def test_a_fifo_hog_above_cyclictest_is_named_in_the_imported_trace(
         with injected_stall(CPU, HOG_PRIO, 60, spin_ms=5, every_ms=50) as hog:
             if hog.poll() == 2:
                 pytest.skip("the hog could not obtain SCHED_FIFO")
-            _record(trace, 200)
+            _record(trace, LIMIT_US)
     _left_changed(changed)
     (w,) = _explain(cli, trace)
+    said = f"{w['culprit']['text']}; {[(p['label'], p['ns']) for p in w['parts']]}"
     assert w["lacks"] == [] and w["complete"], w["lacks"]
-    assert w["sample_ns"] > 200_000 and w["limit_ns"] == 200_000
+    assert w["sample_ns"] > LIMIT_US * 1000 and w["limit_ns"] == LIMIT_US * 1000, said
     c = w["culprit"]
-    assert c["kind"] == "task", c["text"]
-    assert c["whom"]["pid"] == hog.pid, c
+    assert c["kind"] == "task", said
+    assert c["whom"]["pid"] == hog.pid, f"the hog is {hog.pid}: {said}"
     assert c["whom"]["prio"] == 99 - HOG_PRIO  # the kernel's number of SCHED_FIFO 88
     assert sum(p["ns"] for p in w["parts"]) == w["sample_ns"]
 
@@ -192,6 +196,7 @@ def test_without_a_hog_no_task_is_blamed(cli: Any, tmp_path: Path) -> None:
         _record(trace, 1)  # any sample breaks 1 µs: an ordinary one, the first, is explained
     _left_changed(changed)
     (w,) = _explain(cli, trace)
-    assert w["complete"], w["lacks"]
     assert w["culprit"]["kind"] != "task", w["culprit"]["text"]
+    if not w["complete"]:  # a busy machine's reader dropped events: nobody is named
+        assert w["lacks"] and w["culprit"]["kind"] is None, w
     assert sum(p["ns"] for p in w["parts"]) == w["sample_ns"]

@@ -31,6 +31,7 @@ HOG_PRIO = 88  # above cyclictest's
 # a shared machine's other work delays a sample by (else that breaks first)
 LIMIT_US = 1000
 TRACEFS = Path("/sys/kernel/tracing")
+DEBUGFS_TRACING = "/sys/kernel/debug/tracing"
 # what trace-cmd record -k -d leaves set at the top level, put back after
 # every recording (trace-cmd's own reset opens set_ftrace_filter, which a
 # kernel may refuse: -k skips it, -d leaves ftrace_enabled alone)
@@ -88,6 +89,8 @@ def _tracefs_restored() -> Iterator[dict[str, str | None]]:
     """tracefs mounted for the block and its top level put back afterwards,
     whatever happened; yields what had to be put back (filled on leaving)."""
     mounted = (TRACEFS / "trace_clock").exists()
+    # cyclictest reaches tracefs through debugfs, which mounts it there on demand
+    via_debugfs = os.path.ismount(DEBUGFS_TRACING)
     if not mounted:
         subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], check=True)
     before: dict[str, str | None] = _state()
@@ -109,6 +112,8 @@ def _tracefs_restored() -> Iterator[dict[str, str | None]]:
         assert again == before, "tracefs could not be put back as it was"
         if not mounted:
             subprocess.run(["umount", str(TRACEFS)], check=False)
+        if not via_debugfs and os.path.ismount(DEBUGFS_TRACING):
+            subprocess.run(["umount", DEBUGFS_TRACING], check=False)
 
 
 def _record(out: Path, limit_us: int) -> None:

@@ -30,7 +30,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser deps-postgres fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
+.PHONY: run test deps deps-cross deps-qemu deps-ssh deps-fuzz deps-browser deps-postgres deps-trace fuzz probe probe-asan probe-c11 probe-static probe-musl probe-aarch64 \
         probe-armhf probe-cross deps-freertos firmware venv lint test-c test-asan test-py golden bench bench-server soak lab serve clean
 
 # rtgauge's exit code says what happened (README, "Exit codes"). Exit 1 is a
@@ -51,7 +51,7 @@ run: deps probe venv
 	     exit $$code;; \
 	esac
 
-test: deps deps-qemu deps-ssh deps-browser deps-postgres probe probe-asan probe-c11 probe-cross firmware venv lint test-c test-asan fuzz test-py
+test: deps deps-qemu deps-ssh deps-browser deps-postgres deps-trace probe probe-asan probe-c11 probe-cross firmware venv lint test-c test-asan fuzz test-py
 
 # Build tools: installed only when missing, so a prepared machine is untouched.
 deps:
@@ -121,6 +121,13 @@ deps-browser:
 deps-postgres:
 	$(call apt_install_missing, \
 	  $(call need,ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1,postgresql))
+
+# Traces taken by other tools (docs/traces.md): trace-cmd reads a trace.dat
+# (and records one in the tests), cyclictest from rt-tests makes it.
+deps-trace:
+	$(call apt_install_missing, \
+	  $(call need,command -v trace-cmd >/dev/null,trace-cmd) \
+	  $(call need,command -v cyclictest >/dev/null,rt-tests))
 
 # libFuzzer needs clang and its runtime.
 deps-fuzz:

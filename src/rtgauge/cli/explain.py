@@ -1,11 +1,14 @@
 """rtgauge explain RUN: why each worst sample of a stored run was late, as
-the report says it, for one test or all (text, Markdown, HTML or JSON).
-RUN is a bundle file or a stored run's id."""
+the report says it, for one test or all (text, Markdown, HTML or JSON), or
+the kept windows as a Chrome/Perfetto trace (--format perfetto,
+docs/traces.md). RUN is a bundle file or a stored run's id, or a trace-cmd recording of
+cyclictest (TRACE.dat), whose breaking sample is explained the same way."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from rtgauge.analysis.analysed_run import AnalysedRun, explained_json
@@ -16,8 +19,12 @@ from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Heading, Para, Report
 from rtgauge.report.explain_section import test_section
 from rtgauge.run import Run
+from rtgauge.traces.explain_trace import as_json as trace_json
+from rtgauge.traces.explain_trace import explained, exported, is_trace
+from rtgauge.traces.explain_trace import report as trace_report
+from rtgauge.traces.perfetto import run_windows, trace_document
 
-FORMATS = ("text", "md", "html", "json")
+FORMATS = ("text", "md", "html", "json", "perfetto")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,6 +60,8 @@ def as_json(a: AnalysedRun, tests: list[TestRecord]) -> list[dict[str, Any]]:
 
 
 def execute(args: argparse.Namespace) -> int:
+    if is_trace(args.bundle):
+        return _execute_trace(args)
     source = read_run(args.bundle, args.store)
     a = AnalysedRun.of(source.bundle)
     run = a.run
@@ -61,6 +70,10 @@ def execute(args: argparse.Namespace) -> int:
     if fmt == "json":
         emit(args, json.dumps(as_json(a, tests), indent=1) + "\n", fmt, name, [source.path])
         return 0
+    if fmt == "perfetto":
+        doc = trace_document(run_windows(a, tests))
+        emit(args, json.dumps(doc) + "\n", fmt, name, [source.path])
+        return 0
     blocks: list[Block] = [Heading(1, f"Why the worst cases: {run.host} {run.system.host.release}")]
     if not run.complete:
         blocks.append(Para("The run is incomplete; the tests that finished are shown.", "warn"))
@@ -68,4 +81,20 @@ def execute(args: argparse.Namespace) -> int:
         blocks += test_section(a, t)
     report = Report(f"rtgauge explain: {run.host}", blocks, [run], [a])
     emit_report(args, report, fmt, name, [source.path])
+    return 0
+
+
+def _execute_trace(args: argparse.Namespace) -> int:
+    """A trace-cmd recording of cyclictest (docs/traces.md)."""
+    if args.test:
+        raise UsageError("--test: a trace holds cyclictest's samples, not a run's tests")
+    path = Path(args.bundle)
+    xs = explained(path)
+    fmt, name = chosen_format(args), f"{path.stem}-explain"
+    if fmt == "json":
+        emit(args, json.dumps(trace_json(path, xs), indent=1) + "\n", fmt, name, [path])
+    elif fmt == "perfetto":
+        emit(args, json.dumps(trace_document(exported(path, xs))) + "\n", fmt, name, [path])
+    else:
+        emit_report(args, trace_report(path, xs), fmt, name, [path])
     return 0

@@ -74,9 +74,11 @@ def test_a_record_without_blocks_is_not_testable(sample_records: list[dict[str, 
     """Older records carry no block maxima: said so, never tested on samples."""
     old = run(sample_records, "2026-01-01T00:00:00+00:00", body(5000, above=5), blocks=False)
     new = run(sample_records, "2026-01-02T00:00:00+00:00", body(5000, above=400))
-    findings = [f for f in compare_runs(old, new, "TMR-P-LAT") if f.kind == "tail"]
+    findings = compare_runs(old, new, "TMR-P-LAT")
     assert findings and not any(f.regression for f in findings)
-    assert findings[0].evidence == "not testable: no block maxima"
+    untested = [f for f in findings if f.kind == "untested"]
+    assert untested and untested[0].evidence == "not testable: no block maxima"
+    assert not [f for f in findings if f.kind == "tail"]
 
 
 def test_build_compares_only_comparable_runs(sample_records: list[dict[str, Any]]) -> None:
@@ -114,3 +116,14 @@ def test_history_filters(sample_records: list[dict[str, Any]], tmp_path: Path, c
     assert code == 0 and "no runs" in out
     code, out, _ = cli("history", "--results-dir", str(tmp_path), "--test", "SEM-*")
     assert "SEM-B-LCK" in out and "TMR-P-LAT" not in out
+
+
+def test_history_says_a_tail_without_blocks_is_not_testable(
+    sample_records: list[dict[str, Any]], tmp_path: Path, cli: Any
+) -> None:
+    for day, above in ((1, 5), (2, 400)):
+        when = f"2026-01-0{day}T00:00:00+00:00"
+        store(tmp_path, make(sample_records, when, body(5000, above), blocks=False))
+    code, out, _ = cli("history", "--results-dir", str(tmp_path), "--check")
+    assert code == 0 and "REGRESSION" not in out
+    assert "TMR-P-LAT timer.wakeup.clock_nanosleep.all: not testable: no block maxima" in out

@@ -67,7 +67,7 @@ def signature(r: Run, test: TestRecord) -> tuple[Any, ...]:
 class Finding:
     test: str
     name: str  # the metric or verdict
-    kind: str  # "verdict", "tail", "max", "missed"
+    kind: str  # "verdict", "tail", "untested" (a tail no test could judge), "max", "missed"
     regression: bool
     evidence: str
     older: str  # the older run's created_at
@@ -111,7 +111,8 @@ def compare_runs(old: Run, new: Run, test_id: str) -> list[Finding]:
         if prior is None or not m.count:
             continue
         tt: TailTest = tail_test(prior, m)
-        out.append(Finding(test_id, m.name, "tail", tt.worse, tt.evidence, when))
+        kind = "tail" if tt.tested else "untested"
+        out.append(Finding(test_id, m.name, kind, tt.worse, tt.evidence, when))
         if m.max is not None and prior.max is not None and m.max > prior.max:
             note = (
                 f"max {m.max / 1e3:,.2f} µs against {prior.max / 1e3:,.2f} µs: "

@@ -38,8 +38,9 @@ def latency(values_us: dict[int, int], name: str = NAME, blocks: bool = True) ->
 
 def block_record(values_us: dict[int, int]) -> dict[str, Any]:
     """Samples dealt into blocks of PER_BLOCK in time order: each high sample
-    (at HIGH_US or above) into its own evenly spaced block, the bulk filling
-    the rest; a value is its bucket's top (as the histogram's max)."""
+    (at HIGH_US or above) into its own evenly spaced block, the bulk dealt
+    round the blocks to fill them; a value is its bucket's top (as the
+    histogram's max)."""
     low = [v for v, n in sorted(values_us.items()) if v < HIGH_US for _ in range(n)]
     high = [v for v, n in sorted(values_us.items()) if v >= HIGH_US for _ in range(n)]
     n_blocks = -(-(len(low) + len(high)) // PER_BLOCK)
@@ -47,10 +48,11 @@ def block_record(values_us: dict[int, int]) -> dict[str, Any]:
     for j, v in enumerate(high):
         per[j * n_blocks // len(high)].append(v)
     i = 0
-    for block in per:
-        while len(block) < PER_BLOCK and i < len(low):
-            block.append(low[i])
-            i += 1
+    while i < len(low):
+        for block in per:
+            if len(block) < PER_BLOCK and i < len(low):
+                block.append(low[i])
+                i += 1
     items = [
         [b * 100.0, len(vs), max(vs) * 1000 + 999, sum(v >= 100 for v in vs)]
         for b, vs in enumerate(per)
@@ -60,12 +62,13 @@ def block_record(values_us: dict[int, int]) -> dict[str, Any]:
 
 
 def body(n: int, above: int = 0, far: int | None = None) -> dict[int, int]:
-    """n samples spread over 10..40 µs, `above` more at 60..79 µs, one at `far` µs."""
+    """n samples spread over 10..40 µs, `above` more at 100..119 µs (more than
+    twice the bulk: a tail the history's test can call worse), one at `far` µs."""
     out = {10 + i % 31: 0 for i in range(31)}
     for i in range(n):
         out[10 + (i * 7) % 31] += 1
     for i in range(above):
-        out[60 + i % 20] = out.get(60 + i % 20, 0) + 1
+        out[100 + i % 20] = out.get(100 + i % 20, 0) + 1
     if far is not None:
         out[far] = out.get(far, 0) + 1
     return {k: v for k, v in out.items() if v}

@@ -115,6 +115,18 @@ def test_a_max_is_marked_better_only_when_a_tail_test_backs_it() -> None:
     assert one.tail_text().startswith("max: difference within chance")
 
 
+def test_a_lowest_max_whose_blocks_are_higher_is_not_backed() -> None:
+    """One lucky block maximum is lowest, its other blocks higher all through:
+    said so, with the p-value of that comparison, never marked better."""
+    low_max = hist_metric({30: 1000}, [30] * 10)
+    other = hist_metric({10: 999, 40: 1}, [10] * 9 + [40])
+    row = judge_row(Row("T", "m", [low_max, other]))
+    assert row.best_max == 0 and not row.tail_significant
+    text = row.tail_text()
+    assert text.startswith("max: lowest max not backed: its block maxima are higher beyond chance")
+    assert row.tails[0].p is not None and f"p = {row.tails[0].p:.2g}" in text
+
+
 def test_the_words_follow_the_p_value() -> None:
     """A p-value below the level is never called "no significant difference":
     a tiny shift on many samples is beyond chance but too small to matter."""

@@ -90,6 +90,14 @@ class Row:
         p = f"Mann-Whitney p = {worst.p:.2g}, {worst.method}"
         if self.significant:
             return f"avg: lower beyond chance ({p})"
+        against = next(
+            (t for t in self.bulk if significant(t, ALPHA) and t.superiority > 0.5), None
+        )
+        if against is not None:  # the lowest mean's samples rank higher: a skewed figure
+            return (
+                "avg: lowest mean not backed: its samples rank higher beyond chance "
+                f"(Mann-Whitney p = {against.p:.2g}, {against.method})"
+            )
         if worst.p < ALPHA:
             small = min(self.bulk, key=lambda t: abs(t.superiority - 0.5))
             return (
@@ -111,8 +119,13 @@ class Row:
         p = f"Mann-Whitney on block maxima p = {worst.p:.2g}, {n} blocks"
         if self.tail_significant:
             return f"max: block maxima lower beyond chance ({p})"
-        if any(t.higher for t in self.tails):
-            return f"max: lowest max not backed: its block maxima are higher beyond chance ({p})"
+        higher = next((t for t in self.tails if t.higher), None)
+        if higher is not None and higher.rank is not None:
+            return (
+                "max: lowest max not backed: its block maxima are higher beyond chance "
+                f"(Mann-Whitney on block maxima p = {higher.p:.2g}, "
+                f"{' and '.join(str(k) for k in higher.rank.n)} blocks)"
+            )
         if worst.p is not None and worst.p < ALPHA:
             return f"max: block maxima differ beyond chance but too little to matter ({p})"
         return f"max: difference within chance ({p})"
@@ -203,7 +216,8 @@ def judge_row(row: Row) -> Row:
     best = row.per_system[row.best_mean]
     assert best is not None
     row.bulk = [mann_whitney(best, m) for i, m in present if i != row.best_mean]
-    row.significant = all(significant(t, ALPHA) for t in row.bulk)
+    # lower beyond chance: the lowest mean's samples also rank lower (a skewed figure may not)
+    row.significant = all(significant(t, ALPHA) and t.superiority < 0.5 for t in row.bulk)
     row.best_max = min(present, key=lambda x: _value(x[1].max))[0]
     lowest = row.per_system[row.best_max]
     assert lowest is not None

@@ -111,7 +111,8 @@ def main() -> int:
         BEGIN,
         "## Regression check: false alarms and detection (bench/regression_power.py)",
         "",
-        f"{when}, `{os.uname().release}`, {os.cpu_count()} CPUs. Each run: "
+        f"{when}, `{os.uname().release}`, {os.cpu_count()} CPUs: "
+        f"`.venv/bin/python bench/regression_power.py {n} {k}` (as root). Each run: "
         f"`rtgauge run --quick --tests TMR-P-LAT --cpus {CPU} --prio {PROBE_PRIO} "
         f"--label {LABEL} --no-report --no-explain` (1000 wake-ups, 1 ms period, "
         "about ten 100 ms blocks); each check: "

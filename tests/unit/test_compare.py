@@ -10,23 +10,28 @@ from typing import Any
 import pytest
 from synthetic_metric import as_metric
 
-from rtgauge.analysis.compare import Row, compare, judge_row, labels_for, points
+from rtgauge.analysis.compare import Row, compare, judge_row, labels_for, points, tail_test
 from rtgauge.analysis.ratings import load_criteria, overall, rate, stars_text
 from rtgauge.analysis.stats import (
     fisher_exact,
     mann_whitney,
     mann_whitney_exact_p,
     significant,
-    tail_test,
 )
 from rtgauge.errors import UsageError
 from rtgauge.model import Metric, bundle_from_records
 from rtgauge.run import Run
 
 
-def hist_metric(values: dict[int, int]) -> Metric:
+def hist_metric(values: dict[int, int], maxima: list[int] | None = None) -> Metric:
+    """A figure of these {value: count}; with maxima, its blocks' maxima
+    (100 samples a block)."""
     buckets = [[v, v + 1, n] for v, n in sorted(values.items())]
     count = sum(values.values())
+    blocks = None
+    if maxima is not None:
+        items = [[i * 100, 100, mx, 0] for i, mx in enumerate(maxima)]
+        blocks = {"span_ms": 100, "threshold_ns": 100_000, "items": items}
     return as_metric(
         {
             "name": "timer.wakeup.x.all",
@@ -34,6 +39,7 @@ def hist_metric(values: dict[int, int]) -> Metric:
             "max": max(values),
             "mean": sum(v * n for v, n in values.items()) / count,
             "hist": {"buckets": buckets, "overflow": 0, "overflow_above": 1 << 35},
+            "blocks": blocks,
         }
     )
 
@@ -66,17 +72,19 @@ def test_fisher_exact_known_values() -> None:
     assert fisher_exact(0, 1000, 0, 1000) == pytest.approx(1.0)
 
 
-def test_tail_is_tested_from_exceedances_or_not_at_all() -> None:
-    light = hist_metric({10: 1000})
-    heavy = hist_metric({10: 990, 100: 10})
+def test_tail_is_tested_on_block_maxima_or_not_at_all() -> None:
+    light = hist_metric({10: 1000}, [10] * 10)
+    heavy = hist_metric({10: 990, 100: 10}, [100] * 10)
     t = tail_test(light, heavy)
-    assert t.threshold_ns == 10 and t.above == (0, 10)
-    assert t.p == pytest.approx(fisher_exact(0, 1000, 10, 1000)) and t.p < 0.01
-    # three samples each: the max is a single extreme value, never tested
-    assert tail_test(hist_metric({1: 3}), hist_metric({9: 3})).p is None
-    # one outlier in 1000: not a difference in the tail
-    one = tail_test(light, hist_metric({10: 999, 100: 1}))
-    assert one.p is not None and one.p > 0.01
+    assert t.rank is not None and t.lower and t.p is not None
+    assert t.p == pytest.approx(2 / 184756)  # every block of one above every block of the other
+    # no blocks (older records): not testable, never tested on samples
+    assert tail_test(hist_metric({10: 1000}), heavy).why == "not testable: no block maxima"
+    # one block with a high maximum in ten: not a difference in the tail
+    one = tail_test(light, hist_metric({10: 999, 100: 1}, [10] * 9 + [100]))
+    assert one.p is not None and one.p > 0.01 and not one.lower
+    # three blocks each: no p-value could get below the level
+    assert tail_test(hist_metric({1: 3}, [1, 1, 1]), hist_metric({9: 3}, [9, 9, 9])).why
 
 
 def test_a_max_is_marked_better_only_when_a_tail_test_backs_it() -> None:
@@ -84,13 +92,51 @@ def test_a_max_is_marked_better_only_when_a_tail_test_backs_it() -> None:
         Row("T", "m", [hist_metric({1: 1, 2: 1, 3: 1}), hist_metric({4: 1, 5: 1, 6: 1})])
     )
     assert small.best_max == 0 and not small.tail_significant and not small.significant
-    assert small.tail_text() == "max: single extreme value, not tested"
-    assert "p = 0.1, exact" in small.bulk_text()
-    tail = judge_row(Row("T", "m", [hist_metric({10: 1000}), hist_metric({10: 990, 100: 10})]))
+    assert small.tail_text() == "max: not testable: no block maxima"
+    # p = 0.1: the words say within chance (the old wording could contradict its p)
+    assert small.bulk_text() == "avg: difference within chance (Mann-Whitney p = 0.1, exact)"
+    tail = judge_row(
+        Row(
+            "T",
+            "m",
+            [hist_metric({10: 1000}, [10] * 10), hist_metric({10: 990, 100: 10}, [100] * 10)],
+        )
+    )
     assert tail.best_max == 0 and tail.tail_significant
-    assert tail.tail_text().startswith("max: fewer samples above")
-    one = judge_row(Row("T", "m", [hist_metric({10: 1000}), hist_metric({10: 999, 100: 1})]))
+    assert tail.tail_text().startswith("max: block maxima lower beyond chance")
+    one = judge_row(
+        Row(
+            "T",
+            "m",
+            [hist_metric({10: 1000}, [10] * 10), hist_metric({10: 999, 100: 1}, [10] * 9 + [100])],
+        )
+    )
     assert one.best_max == 0 and not one.tail_significant
+    assert one.tail_text().startswith("max: difference within chance")
+
+
+def test_a_lowest_max_whose_blocks_are_higher_is_not_backed() -> None:
+    """One lucky block maximum is lowest, its other blocks higher all through:
+    said so, with the p-value of that comparison, never marked better."""
+    low_max = hist_metric({30: 1000}, [30] * 10)
+    other = hist_metric({10: 999, 40: 1}, [10] * 9 + [40])
+    row = judge_row(Row("T", "m", [low_max, other]))
+    assert row.best_max == 0 and not row.tail_significant
+    text = row.tail_text()
+    assert text.startswith("max: lowest max not backed: its block maxima are higher beyond chance")
+    assert row.tails[0].p is not None and f"p = {row.tails[0].p:.2g}" in text
+
+
+def test_the_words_follow_the_p_value() -> None:
+    """A p-value below the level is never called "no significant difference":
+    a tiny shift on many samples is beyond chance but too small to matter."""
+    a = hist_metric({10: 5000, 11: 5000})
+    b = hist_metric({10: 4700, 11: 5300})
+    row = judge_row(Row("T", "m", [a, b]))
+    assert row.bulk and row.bulk[0].p < 0.01 and not row.significant
+    assert row.bulk_text().startswith("avg: beyond chance but too small to matter")
+    far = judge_row(Row("T", "m", [a, hist_metric({20: 5000, 21: 5000})]))
+    assert far.significant and far.bulk_text().startswith("avg: lower beyond chance")
 
 
 def test_partial_figures_are_compared_with_nothing() -> None:
@@ -100,16 +146,26 @@ def test_partial_figures_are_compared_with_nothing() -> None:
 
 
 def _two(sample_records: list[dict[str, Any]], slower: float) -> list[Run]:
-    b = copy.deepcopy(sample_records)
+    a = copy.deepcopy(sample_records)
+    for rec in a[1:-1]:  # twenty blocks for the timer figures, as a longer run records
+        for m in rec["metrics"]:
+            if m["name"].startswith("timer.wakeup"):
+                items = [[i * 100, 15, m["max"] * (0.5 + i / 40), 0] for i in range(20)]
+                m["blocks"] = {"span_ms": 100, "threshold_ns": 100_000, "items": items}
+    b = copy.deepcopy(a)
     for rec in b[1:-1]:
         for m in rec["metrics"]:
+            if m.get("blocks"):
+                m["blocks"]["items"] = [
+                    [t, n, mx * slower, 0] for t, n, mx, _ in m["blocks"]["items"]
+                ]
             for k in ("min", "max", "mean", "p50", "p90", "p99", "p99_9", "p99_99"):
                 if m.get(k) is not None:
                     m[k] = m[k] * slower
             m["hist"]["buckets"] = [
                 [int(lo * slower), int(hi * slower) + 1, n] for lo, hi, n in m["hist"]["buckets"]
             ]
-    return [Run.of(bundle_from_records(sample_records, "a")), Run.of(bundle_from_records(b, "b"))]
+    return [Run.of(bundle_from_records(a, "a")), Run.of(bundle_from_records(b, "b"))]
 
 
 def test_compare_marks_the_better_system(sample_records: list[dict[str, Any]]) -> None:

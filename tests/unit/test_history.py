@@ -26,13 +26,14 @@ def run(*args: Any, **kwargs: Any) -> Run:
 def test_a_worse_tail_is_flagged() -> None:
     tt = tail_test(figure(body(10000, above=10)), figure(body(10000, above=200)))
     assert tt.worse and tt.threshold_ns is not None
-    assert tt.new_above > 10 * tt.old_above and tt.p_value is not None and tt.p_value < 1e-6
-    assert tt.threshold_name == "p99.9" and "the older run's p99.9" in tt.evidence
+    assert tt.rank_p is not None and tt.rank_p < 1e-6
+    # the threshold is the tail line the history draws: the highest percentile backed
+    assert tt.threshold_name == "p99.99" and "the older run's p99.99" in tt.evidence
 
 
 def test_noise_is_not_flagged() -> None:
     tt = tail_test(figure(body(10000, above=12)), figure(body(10000, above=20)))
-    assert not tt.worse and tt.p_value is not None
+    assert tt.tested and not tt.worse and tt.rank_p is not None and tt.fisher_p is not None
 
 
 def test_a_better_tail_is_not_flagged() -> None:
@@ -66,7 +67,18 @@ def test_a_verdict_from_pass_to_fail_is_flagged_with_its_evidence(
 
 def test_too_few_samples_are_not_tested() -> None:
     tt = tail_test(figure(body(50)), figure(body(50, above=40)))
-    assert tt.threshold_ns is None and not tt.worse
+    assert not tt.tested and not tt.worse and "too few full blocks" in tt.evidence
+
+
+def test_a_record_without_blocks_is_not_testable(sample_records: list[dict[str, Any]]) -> None:
+    """Older records carry no block maxima: said so, never tested on samples."""
+    old = run(sample_records, "2026-01-01T00:00:00+00:00", body(5000, above=5), blocks=False)
+    new = run(sample_records, "2026-01-02T00:00:00+00:00", body(5000, above=400))
+    findings = compare_runs(old, new, "TMR-P-LAT")
+    assert findings and not any(f.regression for f in findings)
+    untested = [f for f in findings if f.kind == "untested"]
+    assert untested and untested[0].evidence == "not testable: no block maxima"
+    assert not [f for f in findings if f.kind == "tail"]
 
 
 def test_build_compares_only_comparable_runs(sample_records: list[dict[str, Any]]) -> None:
@@ -104,3 +116,14 @@ def test_history_filters(sample_records: list[dict[str, Any]], tmp_path: Path, c
     assert code == 0 and "no runs" in out
     code, out, _ = cli("history", "--results-dir", str(tmp_path), "--test", "SEM-*")
     assert "SEM-B-LCK" in out and "TMR-P-LAT" not in out
+
+
+def test_history_says_a_tail_without_blocks_is_not_testable(
+    sample_records: list[dict[str, Any]], tmp_path: Path, cli: Any
+) -> None:
+    for day, above in ((1, 5), (2, 400)):
+        when = f"2026-01-0{day}T00:00:00+00:00"
+        store(tmp_path, make(sample_records, when, body(5000, above), blocks=False))
+    code, out, _ = cli("history", "--results-dir", str(tmp_path), "--check")
+    assert code == 0 and "REGRESSION" not in out
+    assert "TMR-P-LAT timer.wakeup.clock_nanosleep.all: not testable: no block maxima" in out

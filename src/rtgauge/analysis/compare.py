@@ -1,7 +1,8 @@
 """Several runs side by side: per figure, the better system and whether the
 difference is significant, each claim tested for what it says (the bulk of
-the distribution: Mann-Whitney U; its tail: exceedances of the pooled p99,
-Fisher's exact test); verdicts side by side; strong and weak points.
+the distribution: Mann-Whitney U on the samples; its tail: Mann-Whitney U
+on the per-block maxima, which unlike samples are close to independent);
+verdicts side by side; strong and weak points.
 Partial figures (a test in error or interrupted) are shown and compared
 with nothing."""
 
@@ -10,18 +11,56 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rtgauge.analysis.stats import (
-    NOT_TESTED,
+    NO_BLOCKS,
     BulkTest,
-    TailTest,
+    RankTest,
     mann_whitney,
+    rank_test,
     significant,
-    tail_test,
+    smallest_p,
 )
+from rtgauge.analysis.tail_data import full_maxima
 from rtgauge.fmt import us
 from rtgauge.model import Metric
 from rtgauge.run import Run
 
 ALPHA = 0.01  # a difference is claimed only below this p-value
+MARGIN = 0.05  # and the probability of superiority away from 1/2 by more than this
+
+
+@dataclass(frozen=True)
+class TailTest:
+    """The lowest max's figure (a) against another (b), on their full blocks'
+    maxima: two-sided Mann-Whitney U, or why not tested."""
+
+    why: str  # "" when tested
+    rank: RankTest | None = None
+
+    @property
+    def p(self) -> float | None:
+        return None if self.rank is None else self.rank.p_two_sided
+
+    @property
+    def lower(self) -> bool:
+        """a's block maxima lower than b's beyond chance, by a margin that matters."""
+        r = self.rank
+        return r is not None and r.p_two_sided < ALPHA and r.superiority > 0.5 + MARGIN
+
+    @property
+    def higher(self) -> bool:
+        """a's block maxima higher beyond chance: the lowest max is not backed."""
+        r = self.rank
+        return r is not None and r.p_two_sided < ALPHA and r.superiority < 0.5 - MARGIN
+
+
+def tail_test(a: Metric, b: Metric) -> TailTest:
+    if a.blocks is None or b.blocks is None:
+        return TailTest(NO_BLOCKS)
+    x = [float(v) for v in full_maxima(a.blocks)]
+    y = [float(v) for v in full_maxima(b.blocks)]
+    if 2 * smallest_p(len(x), len(y)) >= ALPHA:
+        return TailTest(f"not testable: too few full blocks ({len(x)} and {len(y)})")
+    return TailTest("", rank_test(x, y))
 
 
 @dataclass
@@ -36,33 +75,60 @@ class Row:
     best_mean: int | None = None
     significant: bool = False  # best mean vs each other: beyond chance (Mann-Whitney)
     bulk: list[BulkTest] = field(default_factory=list)  # best mean vs each other
-    tail_significant: bool = False  # best max's tail lighter than each other's (Fisher)
+    tail_significant: bool = False  # best max's block maxima lower than each other's
     tails: list[TailTest] = field(default_factory=list)  # best max vs each other
 
     @property
     def tail_tested(self) -> bool:
-        return bool(self.tails) and all(t.p is not None for t in self.tails)
+        return bool(self.tails) and all(not t.why for t in self.tails)
 
     def bulk_text(self) -> str:
-        """The mean claim and the test behind it."""
+        """The mean claim and the test behind it: the words follow the p-value."""
         if not self.bulk:
             return "—"
         worst = max(self.bulk, key=lambda t: t.p)
         p = f"Mann-Whitney p = {worst.p:.2g}, {worst.method}"
-        return f"avg: sig. ({p})" if self.significant else f"avg: no significant difference ({p})"
+        if self.significant:
+            return f"avg: lower beyond chance ({p})"
+        against = next(
+            (t for t in self.bulk if significant(t, ALPHA) and t.superiority > 0.5), None
+        )
+        if against is not None:  # the lowest mean's samples rank higher: a skewed figure
+            return (
+                "avg: lowest mean not backed: its samples rank higher beyond chance "
+                f"(Mann-Whitney p = {against.p:.2g}, {against.method})"
+            )
+        if worst.p < ALPHA:
+            small = min(self.bulk, key=lambda t: abs(t.superiority - 0.5))
+            return (
+                "avg: beyond chance but too small to matter (probability of superiority "
+                f"{small.superiority:.2f}, within {MARGIN} of ½; {p})"
+            )
+        return f"avg: difference within chance ({p})"
 
     def tail_text(self) -> str:
-        """The max claim and the test behind it, or why there is none."""
+        """The max claim and the test behind it (on block maxima), or why there is none."""
         if not self.tails:
             return "—"
         if not self.tail_tested:
-            return f"max: {NOT_TESTED}"
+            why = next(t.why for t in self.tails if t.why)
+            return f"max: {why}"
         worst = max(self.tails, key=lambda t: t.p or 0.0)
-        assert worst.threshold_ns is not None and worst.p is not None
-        where = f"above {us(worst.threshold_ns)} µs (pooled p99), Fisher p = {worst.p:.2g}"
+        assert worst.rank is not None
+        n = " and ".join(str(k) for k in worst.rank.n)
+        p = f"Mann-Whitney on block maxima p = {worst.p:.2g}, {n} blocks"
         if self.tail_significant:
-            return f"max: fewer samples {where}"
-        return f"max: no significant difference {where}"
+            return f"max: block maxima lower beyond chance ({p})"
+        higher = next((t for t in self.tails if t.higher), None)
+        if higher is not None and higher.rank is not None:
+            return (
+                "max: lowest max not backed: its block maxima are higher beyond chance "
+                f"(Mann-Whitney on block maxima p = {higher.p:.2g}, "
+                f"{' and '.join(str(k) for k in higher.rank.n)} blocks)"
+            )
+        if worst.p is not None and worst.p < ALPHA:
+            return f"max: block maxima differ beyond chance but too little to matter ({p})"
+        return f"max: difference within chance ({p})"
 
 
 @dataclass
@@ -150,17 +216,13 @@ def judge_row(row: Row) -> Row:
     best = row.per_system[row.best_mean]
     assert best is not None
     row.bulk = [mann_whitney(best, m) for i, m in present if i != row.best_mean]
-    row.significant = all(significant(t, ALPHA) for t in row.bulk)
+    # lower beyond chance: the lowest mean's samples also rank lower (a skewed figure may not)
+    row.significant = all(significant(t, ALPHA) and t.superiority < 0.5 for t in row.bulk)
     row.best_max = min(present, key=lambda x: _value(x[1].max))[0]
     lowest = row.per_system[row.best_max]
     assert lowest is not None
     row.tails = [tail_test(lowest, m) for i, m in present if i != row.best_max]
-    row.tail_significant = row.tail_tested and all(
-        t.p is not None
-        and t.p < ALPHA
-        and t.above[0] / max(lowest.count, 1) < t.above[1] / max(m.count, 1)
-        for t, (i, m) in zip(row.tails, [x for x in present if x[0] != row.best_max], strict=True)
-    )
+    row.tail_significant = row.tail_tested and all(t.lower for t in row.tails)
     return row
 
 

@@ -3,9 +3,10 @@ between consecutive comparable runs (same system, label and options).
 
 A regression is decided here, by pure functions of the bundles:
 - a behaviour verdict that passed in the older run and fails in the newer;
-- a tail that got worse beyond chance (analysis.tail: exceedances above a
-  tail percentile of the older run, Fisher's exact test, p < 0.001,
-  rate at least doubled).
+- a tail that got worse beyond chance (analysis.tail: on the per-block
+  maxima, one-sided, p < 0.001 in all), never one whose tail percentile
+  fell; a figure without block maxima is "not testable", never tested on
+  its samples (they are not independent).
 A higher maximum alone is one extreme value against another, and more
 missed periods come from stalls that each miss many periods at once: both
 are shown as changes, never a regression by themselves.
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rtgauge.analysis.tail import TailTest, tail_test
+from rtgauge.analysis.tail import tail_value as tail_value  # the history's tail line
 from rtgauge.audit.settings import changes
 from rtgauge.model import Metric, TestRecord
 from rtgauge.run import Run
@@ -39,15 +41,6 @@ def headline(test: TestRecord) -> Metric | None:
     """The figure a history follows for a test (the record's headline, which
     the store's index keeps too)."""
     return test.headline
-
-
-def tail_value(m: Metric) -> tuple[str, float | None]:
-    """The highest percentile the samples back."""
-    for key, name in (("p99_99", "p99.99"), ("p99_9", "p99.9"), ("p99", "p99")):
-        value = m.stat(key)
-        if value is not None:
-            return name, float(value)
-    return "p99", None
 
 
 def missed(test: TestRecord) -> int | None:
@@ -74,7 +67,7 @@ def signature(r: Run, test: TestRecord) -> tuple[Any, ...]:
 class Finding:
     test: str
     name: str  # the metric or verdict
-    kind: str  # "verdict", "tail", "max", "missed"
+    kind: str  # "verdict", "tail", "untested" (a tail no test could judge), "max", "missed"
     regression: bool
     evidence: str
     older: str  # the older run's created_at
@@ -118,8 +111,8 @@ def compare_runs(old: Run, new: Run, test_id: str) -> list[Finding]:
         if prior is None or not m.count:
             continue
         tt: TailTest = tail_test(prior, m)
-        if tt.threshold_ns is not None:
-            out.append(Finding(test_id, m.name, "tail", tt.worse, tt.evidence, when))
+        kind = "tail" if tt.tested else "untested"
+        out.append(Finding(test_id, m.name, kind, tt.worse, tt.evidence, when))
         if m.max is not None and prior.max is not None and m.max > prior.max:
             note = (
                 f"max {m.max / 1e3:,.2f} µs against {prior.max / 1e3:,.2f} µs: "

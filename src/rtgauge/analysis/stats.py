@@ -1,5 +1,12 @@
-"""Statistics on histograms: is one distribution different from another, in
-its bulk (Mann-Whitney U) or in its tail (exceedances, Fisher's exact test)?"""
+"""Statistics: is one distribution different from another? Its bulk from the
+histograms (Mann-Whitney U on samples); its tail from the per-block maxima
+(Mann-Whitney U and exceedances, Fisher's exact test, on blocks).
+
+Why blocks for the tail: latency samples are not independent (one stall
+delays several wake-ups in a row, an interrupt burst many), so a test that
+counts samples as independent draws gives p-values many orders too small.
+The maxima of blocks of 100 ms of test time are much closer to independent:
+a stall rarely spans two blocks."""
 
 from __future__ import annotations
 
@@ -12,10 +19,7 @@ from rtgauge.model import Metric
 # Up to this many samples in all, the Mann-Whitney p-value is exact (the
 # full distribution of U); above, the normal approximation with ties.
 EXACT_MAX = 60
-# A tail is tested above the pooled p99: with fewer samples than this, too
-# few lie above it for any test, and a max is a single extreme value.
-TAIL_MIN_SAMPLES = 200
-NOT_TESTED = "single extreme value, not tested"  # a max against a max
+NO_BLOCKS = "not testable: no block maxima"  # older records, figures without blocks
 
 
 def _points(metric: Metric) -> list[tuple[float, int]]:
@@ -119,43 +123,70 @@ def fisher_exact(a_hits: int, a_n: int, b_hits: int, b_n: int) -> float:
     return min(1.0, p)
 
 
+def fisher_greater(b_hits: int, b_n: int, a_hits: int, a_n: int) -> float:
+    """One-sided Fisher's exact test: the probability, given the margins, that
+    b holds b_hits of the hits or more (b exceeds more often than a)."""
+    hits, total = a_hits + b_hits, a_n + b_n
+    hi = min(hits, b_n)
+
+    def logp(k: int) -> float:
+        return _lcomb(hits, k) + _lcomb(total - hits, b_n - k) - _lcomb(total, b_n)
+
+    return min(1.0, sum(math.exp(logp(k)) for k in range(b_hits, hi + 1)))
+
+
 @dataclass(frozen=True)
-class TailTest:
-    threshold_ns: float | None  # the pooled p99 bucket's upper edge; None: not tested
-    above: tuple[int, int]  # samples of a and of b above it
-    p: float | None  # Fisher's exact test; None: not tested
+class RankTest:
+    """Mann-Whitney U of b against a on values (block maxima)."""
+
+    n: tuple[int, int]  # values of a and of b
+    superiority: float  # probability that a value of b exceeds one of a (ties half)
+    p_greater: float  # one-sided: b tends to be larger
+    p_less: float  # one-sided: b tends to be smaller
+    method: str  # "exact" or "normal approximation"
+
+    @property
+    def p_two_sided(self) -> float:
+        return min(1.0, 2.0 * min(self.p_greater, self.p_less))
 
 
-def _above(metric: Metric, threshold: float) -> int:
-    n = sum(c for lo, _, c in metric.hist.buckets if lo > threshold)
-    return n + metric.hist.overflow
+def smallest_p(n1: int, n2: int) -> float:
+    """The smallest one-sided p-value a rank test on n1 and n2 values can
+    give (all of one side above all of the other): below a level, it can
+    say something; above, it cannot, whatever the values."""
+    if n1 == 0 or n2 == 0:
+        return 1.0
+    return math.exp(-_lcomb(n1 + n2, n1))
 
 
-def tail_test(a: Metric, b: Metric, threshold_ns: float | None = None) -> TailTest:
-    """Do a and b exceed the pooled p99 (or a given threshold: a history uses
-    the older run's own tail percentile) equally often? Counts above it, from
-    the histograms, compared with Fisher's exact test."""
-    n_a, n_b = a.count, b.count
-    if n_a + n_b < TAIL_MIN_SAMPLES:
-        return TailTest(None, (0, 0), None)
-    threshold = threshold_ns if threshold_ns is not None else _pooled_p99(a, b)
-    if threshold is None:  # the pooled p99 lies in the overflow
-        return TailTest(None, (0, 0), None)
-    above = (_above(a, threshold), _above(b, threshold))
-    if sum(above) == 0:
-        return TailTest(None, above, None)
-    return TailTest(threshold, above, fisher_exact(above[0], n_a, above[1], n_b))
-
-
-def _pooled_p99(a: Metric, b: Metric) -> float | None:
-    pooled: dict[tuple[int, int], int] = {}
-    for m in (a, b):
-        for lo, hi, c in m.hist.buckets:
-            pooled[(lo, hi)] = pooled.get((lo, hi), 0) + c
-    rank = math.ceil(0.99 * (a.count + b.count))
-    seen = 0
-    for (_, hi), c in sorted(pooled.items()):
-        seen += c
-        if seen >= rank:
-            return float(hi - 1)
-    return None
+def rank_test(a: list[float], b: list[float]) -> RankTest:
+    """Mann-Whitney U on values, both one-sided p-values: exact (no ties
+    assumed, as the histogram test) up to EXACT_MAX values in all, else the
+    normal approximation with ties corrected for."""
+    n1, n2 = len(a), len(b)
+    if n1 == 0 or n2 == 0:
+        return RankTest((n1, n2), 0.5, 1.0, 1.0, "no values")
+    u = sum((y > x) + 0.5 * (y == x) for x in a for y in b)  # pairs where b wins
+    sup = u / (n1 * n2)
+    if n1 + n2 <= EXACT_MAX:
+        counts = _u_counts(n2, n1)  # the U of b's values
+        total = sum(counts)
+        greater = sum(counts[math.ceil(u) :]) / total
+        less = sum(counts[: math.floor(u) + 1]) / total
+        return RankTest((n1, n2), sup, min(1.0, greater), min(1.0, less), "exact")
+    n = n1 + n2
+    ties: dict[float, int] = {}
+    for v in [*a, *b]:
+        ties[v] = ties.get(v, 0) + 1
+    tie_term = sum(t**3 - t for t in ties.values())
+    var = n1 * n2 / 12.0 * ((n + 1) - tie_term / (n * (n - 1)))
+    if var <= 0:
+        return RankTest((n1, n2), sup, 1.0, 1.0, "normal approximation")
+    z = (u - n1 * n2 / 2.0) / math.sqrt(var)
+    return RankTest(
+        (n1, n2),
+        sup,
+        0.5 * math.erfc(z / math.sqrt(2)),
+        0.5 * math.erfc(-z / math.sqrt(2)),
+        "normal approximation",
+    )

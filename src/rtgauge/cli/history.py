@@ -105,6 +105,13 @@ def print_text(histories: list[History]) -> None:
             for f in e.findings:
                 if f.kind in ("max", "missed") or (f.kind == "verdict" and not f.regression):
                     print(f"  note {term(e.run.created_at)} {f.test} {term(f.name)}: {f.evidence}")
+            # A tail no test could judge, once per test and reason (a test has many figures)
+            untested: dict[tuple[str, str], list[str]] = {}
+            for f in e.findings:
+                if f.kind == "untested":
+                    untested.setdefault((f.test, f.evidence), []).append(f.name)
+            for (test, why), names in untested.items():
+                print(f"  note {term(e.run.created_at)} {test} {term(', '.join(names))}: {why}")
 
 
 def execute(args: argparse.Namespace) -> int:

@@ -140,10 +140,13 @@ def figures_blocks(comp: Comparison) -> list[Block]:
             "Better value in bold green, only where a test backs the claim. "
             "Averages: Mann-Whitney U on the histograms (exact below 60 samples "
             "in all), p < 0.01 and a probability of superiority away from ½ by "
-            "more than 0.05. Worst cases: how often each system exceeds the "
-            "pooled p99, compared with Fisher's exact test (p < 0.01); with too "
-            "few samples a max is a single extreme value, not tested, and not "
-            "marked. Partial figures (a test that did not finish) and those of an "
+            "more than 0.05 (samples are not independent, so their p-value is "
+            "optimistic: the margin is what a claim needs). Worst cases: "
+            "Mann-Whitney U on the maxima of each run's 100 ms blocks, close to "
+            "independent unlike samples, two-sided p < 0.01 and the same margin; "
+            "a figure without block maxima is not testable and not marked. The "
+            "words follow the p-value: below 0.01 beyond chance, else within "
+            "chance. Partial figures (a test that did not finish) and those of an "
             "emulated run are shown and compared with nothing.",
             "note",
         ),

@@ -77,10 +77,14 @@ def history_blocks(histories: list[History]) -> list[Block]:
     out.append(
         Para(
             "Per system and label, every stored run, oldest first. A regression is a behaviour "
-            "verdict that went from pass to fail, or a tail that got worse beyond chance "
-            "(samples above a tail percentile of the older run, Fisher's exact test, "
-            "p < 0.001 and the rate at least doubled). A higher maximum alone is a single "
-            "extreme value, and missed periods come in bursts: shown, not tested.",
+            "verdict that went from pass to fail, or a tail more than twice as high beyond "
+            "chance, tested on the maxima of 100 ms blocks (close to independent, unlike "
+            "samples): the newer run's block maxima above twice the older run's (one-sided "
+            "Mann-Whitney U) or more of its blocks above twice the older run's tail "
+            "percentile (one-sided Fisher's exact test), either at p < 0.0005, and never "
+            "when the tail percentile fell. A figure without block maxima is not testable. "
+            "A higher maximum alone is a single extreme value, and missed periods come in "
+            "bursts: shown, not tested.",
             "lead",
         )
     )

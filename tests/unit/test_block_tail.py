@@ -1,0 +1,169 @@
+"""The tail is tested on per-block maxima, never on samples: synthetic runs
+whose samples come in bursts (as a stall delays many wake-ups in a row)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from synthetic_metric import as_metric, metric
+
+from rtgauge.analysis.stats import (
+    fisher_exact,
+    fisher_greater,
+    rank_test,
+    smallest_p,
+)
+from rtgauge.analysis.tail import ALPHA, EACH, FACTOR, tail_test
+from rtgauge.analysis.tail_data import full_maxima
+from rtgauge.model import Metric
+
+N = 3000  # samples at a 1 ms period: 30 blocks of 100 ms
+
+
+def run_of(values_ns: Any, blocks: bool = True) -> Metric:
+    """A latency figure of these samples in time order, its percentiles from
+    the samples (the synthetic histogram leaves them out)."""
+    vals = np.asarray(values_ns, dtype=float)
+    m = metric("timer.wakeup.x.all", vals, period_ms=1.0 if blocks else None)
+    for key, q in (("p99", 99.0), ("p99_9", 99.9)):
+        m[key] = float(np.percentile(vals, q, method="higher"))
+    return as_metric(m)
+
+
+def full_maxima_of(m: Metric) -> list[float]:
+    assert m.blocks is not None
+    return [float(x) for x in full_maxima(m.blocks)]
+
+
+def quiet(rng: np.random.Generator) -> Any:
+    """An idle system: 15..25 µs, independent."""
+    return rng.uniform(15_000, 25_000, N)
+
+
+def with_bursts(rng: np.random.Generator, bursts: int, length: int = 150) -> Any:
+    """Quiet, plus `bursts` stalls each delaying `length` wake-ups in a row
+    to 60..80 µs: many samples, one or two blocks."""
+    v = quiet(rng)
+    for _ in range(bursts):
+        at = int(rng.integers(0, N - length))
+        v[at : at + length] = rng.uniform(60_000, 80_000, length)
+    return v
+
+
+def with_hog(rng: np.random.Generator, every: int = 100) -> Any:
+    """Quiet, plus one wake-up in every `every` delayed to 150..250 µs: a
+    periodic hog, a worse tail all through the run."""
+    v = quiet(rng)
+    v[every // 2 :: every] = rng.uniform(150_000, 250_000, len(v[every // 2 :: every]))
+    return v
+
+
+def old_sample_test_p(old: Metric, new: Metric) -> float:
+    """What the history used to do: samples above the older run's p99.9,
+    counted as independent, Fisher's exact test."""
+    assert old.p99_9 is not None
+    threshold = old.p99_9
+
+    def above(m: Metric) -> int:
+        return sum(c for lo, _, c in m.hist.buckets if lo > threshold)
+
+    return fisher_exact(above(old), old.count, above(new), new.count)
+
+
+def test_rank_and_fisher_known_values() -> None:
+    r = rank_test([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    # U = 9 is 1 of the 20 orderings of 3 + 3
+    assert r.method == "exact" and r.superiority == 1.0
+    assert r.p_greater == pytest.approx(1 / 20) and r.p_less == pytest.approx(1.0)
+    assert r.p_two_sided == pytest.approx(0.1)
+    assert rank_test([4.0, 5.0, 6.0], [1.0, 2.0, 3.0]).p_less == pytest.approx(1 / 20)
+    assert smallest_p(3, 3) == pytest.approx(1 / 20)
+    assert smallest_p(10, 10) == pytest.approx(1 / 184756)
+    # the lady tasting tea, one-sided: 3 of 4 right or better, (16 + 1) / 70
+    assert fisher_greater(3, 4, 1, 4) == pytest.approx(17 / 70)
+    assert fisher_greater(0, 10, 0, 10) == pytest.approx(1.0)
+    big = rank_test(list(range(40)), [x + 0.5 for x in range(40)])
+    assert big.method == "normal approximation" and 0.3 < big.p_greater < 0.6
+
+
+def test_bursts_flagged_by_samples_are_not_a_block_regression() -> None:
+    rng = np.random.default_rng(7)
+    old, new = run_of(quiet(rng)), run_of(with_bursts(rng, 1))
+    # the sample test sees 150 "independent" exceedances against about 3
+    assert old_sample_test_p(old, new) < 1e-20
+    tt = tail_test(old, new)
+    assert tt.tested and tt.rank_p is not None and tt.fisher_p is not None
+    assert not tt.worse and "within chance" in tt.evidence
+    assert tt.new_above <= 3  # the burst fills one or two blocks
+
+
+def test_identical_bursty_systems_rarely_alarm() -> None:
+    """200 pairs of runs of one bursty system: the sample test alarms on
+    more than one in ten, the block test on at most 1 %."""
+    rng = np.random.default_rng(11)
+    old_alarms = new_alarms = 0
+    pairs = 200
+    for _ in range(pairs):
+        a = run_of(with_bursts(rng, int(rng.poisson(1.0))))
+        b = run_of(with_bursts(rng, int(rng.poisson(1.0))))
+        old_alarms += old_sample_test_p(a, b) < ALPHA and b.p99_9 is not None
+        new_alarms += tail_test(a, b).worse
+    assert old_alarms > pairs // 10
+    assert new_alarms <= pairs // 100
+
+
+def test_a_whole_run_shifted_by_less_than_the_factor_is_not_flagged() -> None:
+    """The host's state moves a whole run on a shared machine: block maxima
+    1.8 times higher all through are beyond chance, but not a regression."""
+    rng = np.random.default_rng(9)
+    old, new = run_of(quiet(rng)), run_of(quiet(rng) * 1.8)
+    assert rank_test(list(full_maxima_of(old)), list(full_maxima_of(new))).p_greater < 1e-6
+    tt = tail_test(old, new)
+    assert tt.tested and not tt.worse and f"{FACTOR:g} × an older one" in tt.evidence
+
+
+def test_a_worse_tail_in_many_blocks_is_flagged() -> None:
+    rng = np.random.default_rng(3)
+    old, new = run_of(quiet(rng)), run_of(with_hog(rng))
+    tt = tail_test(old, new)
+    assert tt.worse and tt.threshold_name == "p99.9"
+    assert tt.rank_p is not None and tt.rank_p < EACH
+    assert tt.new_above == tt.new_blocks and tt.old_above <= 3  # p99.9: 3 samples above
+    assert "worse beyond chance" in tt.evidence and "one-sided Mann-Whitney" in tt.evidence
+    # a few more blocks with high maxima, the rest as before: the exceedance count says it
+    some = quiet(rng)
+    some[50:1500:100] = 200_000  # 15 of 30 blocks
+    tt2 = tail_test(old, run_of(some))
+    assert tt2.worse and tt2.fisher_p is not None and tt2.fisher_p < EACH
+
+
+def test_a_falling_tail_is_never_flagged() -> None:
+    rng = np.random.default_rng(5)
+    worse, better = run_of(with_hog(rng)), run_of(quiet(rng))
+    tt = tail_test(worse, better)
+    assert not tt.worse and not tt.beyond_chance and "within chance" in tt.evidence
+    # block maxima three times higher all through, but the tail percentile fell
+    # (a big stall in the older run only): the line the chart draws fell, no regression
+    stall = quiet(rng)
+    stall[100:110] = 5_000_000
+    higher = rng.uniform(70_000, 80_000, N)
+    old, new = run_of(stall), run_of(higher)
+    assert old.p99_9 is not None and new.p99_9 is not None and new.p99_9 < old.p99_9
+    tt2 = tail_test(old, new)
+    assert tt2.beyond_chance and tt2.tail_fell and not tt2.worse
+    assert "fell" in tt2.evidence and "not a regression" in tt2.evidence
+
+
+def test_without_blocks_it_is_not_testable() -> None:
+    rng = np.random.default_rng(1)
+    with_blocks, without = run_of(with_hog(rng)), run_of(with_hog(rng), blocks=False)
+    for old, new in ((without, with_blocks), (with_blocks, without)):
+        tt = tail_test(old, new)
+        assert not tt.tested and not tt.worse
+        assert tt.evidence == "not testable: no block maxima"
+    # 5 blocks each: no p can get below EACH, whatever the maxima
+    short = run_of(rng.uniform(15_000, 25_000, 500))
+    tt = tail_test(short, run_of(with_hog(rng)[:500]))
+    assert not tt.tested and tt.evidence.startswith("not testable: too few full blocks")

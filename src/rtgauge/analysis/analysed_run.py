@@ -106,10 +106,12 @@ class AnalysedRun:
         return self.explained.get(test.id)
 
     def headline(self) -> Headline | None:
-        """The worst maximum of the run's latency-like figures (every figure
-        in µs), with the explanation of that sample where one was kept."""
+        """The worst maximum of the run's latencies from a release instant
+        (what a latency budget is about; every figure when the run has none),
+        with the explanation of that sample where one was kept."""
         worst: tuple[TestRecord, Metric] | None = None
-        for t in self.run.tests:
+        latency = [t for t in self.run.tests if t.latency_test and t.metrics]
+        for t in latency or self.run.tests:
             for m in t.metrics:
                 if m.max is not None and (worst is None or m.max > (worst[1].max or 0)):
                     worst = (t, m)

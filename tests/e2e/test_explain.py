@@ -68,10 +68,21 @@ def _alive(pid: int) -> bool:
     return not Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].startswith(" Z")
 
 
+# Where the probe finds tracefs (core/osal/linux/trace_fs.c): the second
+# where another tool (cyclictest, trace-cmd) mounted it under debugfs.
+ROOTS = (TRACEFS, Path("/sys/kernel/debug/tracing"))
+
+
 def _instances() -> list[str]:
-    if not _mounted():
-        return []
-    return [p.name for p in (TRACEFS / "instances").iterdir() if p.name.startswith("rtgauge-")]
+    """rtgauge instances under every mount of tracefs the probe may use."""
+    found = {
+        p.name
+        for root in ROOTS
+        if (root / "trace_clock").exists()
+        for p in (root / "instances").iterdir()
+        if p.name.startswith("rtgauge-")
+    }
+    return sorted(found)
 
 
 def _ours_left() -> list[str]:
@@ -92,9 +103,7 @@ def _untouched() -> Iterator[None]:
 
 def _others_running() -> bool:
     """Another run's recorder keeps tracefs mounted (a shared machine)."""
-    return _mounted() and any(
-        p.name.startswith("rtgauge-") for p in (TRACEFS / "instances").iterdir()
-    )
+    return _mounted() and bool(_instances())
 
 
 def _tmr(*extra: str, ms: int = 3000) -> ProbeRun:
@@ -224,12 +233,12 @@ def test_a_buffer_too_small_for_the_lookback_is_complete_only_from_the_release()
 
 def test_a_probe_killed_with_sigkill_leaves_instances_the_next_run_removes() -> None:
     with _untouched():
+        before = set(_instances())  # before the probe starts: its recorder may be quick
         probe = subprocess.Popen(
             [os.environ.get("RTGAUGE_PROBE", "build/rtgauge-probe"), "--tests", "TMR-P-LAT",
              "--cpus", str(CPU), "--opt", "TMR-P-LAT.duration_ms=20000"],
             stdout=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
-        before = set(_instances())
         deadline = time.monotonic() + 120
         while not set(_instances()) - before and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -31,6 +31,7 @@ HOG_PRIO = 88  # above cyclictest's
 # a shared machine's other work delays a sample by (else that breaks first)
 LIMIT_US = 1000
 TRACEFS = Path("/sys/kernel/tracing")
+DEBUGFS = "/sys/kernel/debug"
 DEBUGFS_TRACING = "/sys/kernel/debug/tracing"
 # what trace-cmd record -k -d leaves set at the top level, put back after
 # every recording (trace-cmd's own reset opens set_ftrace_filter, which a
@@ -91,6 +92,7 @@ def _tracefs_restored() -> Iterator[dict[str, str | None]]:
     mounted = (TRACEFS / "trace_clock").exists()
     # cyclictest reaches tracefs through debugfs, which mounts it there on demand
     via_debugfs = os.path.ismount(DEBUGFS_TRACING)
+    debugfs = os.path.ismount(DEBUGFS)  # cyclictest mounts it too when it is not
     if not mounted:
         subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], check=True)
     before: dict[str, str | None] = _state()
@@ -114,6 +116,8 @@ def _tracefs_restored() -> Iterator[dict[str, str | None]]:
             subprocess.run(["umount", str(TRACEFS)], check=False)
         if not via_debugfs and os.path.ismount(DEBUGFS_TRACING):
             subprocess.run(["umount", DEBUGFS_TRACING], check=False)
+        if not debugfs and os.path.ismount(DEBUGFS):
+            subprocess.run(["umount", DEBUGFS], check=False)
 
 
 def _record(out: Path, limit_us: int) -> None:

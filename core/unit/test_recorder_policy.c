@@ -17,8 +17,8 @@ struct rtg_trace_port {
     size_t freeze_calls; /* freezes asked, and the cuts of the last one */
     struct rtg_trace_cut last[RTG_TRACE_KEEP_MAX];
     size_t n_last;
-    bool cut[RTG_TRACE_KEEP_MAX]; /* a slot holds a window */
-    struct rtg_trace_cut slot_cut[RTG_TRACE_KEEP_MAX];
+    bool cut[RTG_TRACE_SLOTS_MAX]; /* a slot holds a window */
+    struct rtg_trace_cut slot_cut[RTG_TRACE_SLOTS_MAX];
     struct rtg_trace_cover cover; /* every window's */
     uint64_t capped_start;        /* non-zero: windows capped, their events from here */
     int self_cpu;
@@ -78,6 +78,7 @@ static int m_window(struct rtg_trace_port *p, unsigned slot, struct rtg_trace_wi
     w->start_ns = p->capped_start ? p->capped_start : p->slot_cut[slot].from_ns;
     w->capped = p->capped_start != 0;
     *cover = p->cover;
+    cover->cpu = -1;
     return 0;
 }
 
@@ -89,23 +90,38 @@ static const struct rtg_trace_ops mock_ops = {m_open, m_self, m_freeze, m_stop, 
 
 enum { LOOKBACK = 1000 };
 
-static struct rtg_recorder *open_k(unsigned keep, uint64_t floor_ns)
+/* K worst and room for the worst of (slots - keep) figures. */
+static struct rtg_recorder *open_slots(unsigned keep, unsigned slots, uint64_t floor_ns)
 {
     memset(&mock, 0, sizeof mock);
     mock.self_cpu = 3;
     mock.self_tid = 77;
-    struct rtg_trace_config cfg = {
-        .keep = keep, .floor_ns = floor_ns, .lookback_ns = LOOKBACK, .max_events = 100};
+    struct rtg_trace_config cfg = {.keep = keep,
+                                   .slots = slots,
+                                   .floor_ns = floor_ns,
+                                   .lookback_ns = LOOKBACK,
+                                   .max_events = 100};
     struct rtg_recorder *r = NULL;
     char why[64];
     CHECK(rtg_recorder_open(&r, &mock_ops, &cfg, why, sizeof why) == 0);
     return r;
 }
 
+static struct rtg_recorder *open_k(unsigned keep, uint64_t floor_ns)
+{
+    return open_slots(keep, 0, floor_ns);
+}
+
 /* A sample of d ns released at release. */
 static void offer(struct rtg_recorder *r, const char *metric, uint64_t release, uint64_t d)
 {
-    rtg_recorder_offer(r, metric, release, release + d);
+    rtg_recorder_offer(r, metric, release, release + d, false);
+}
+
+/* The same, as its figure's worst so far (the metric's hint). */
+static void offer_fig(struct rtg_recorder *r, const char *metric, uint64_t release, uint64_t d)
+{
+    rtg_recorder_offer(r, metric, release, release + d, true);
 }
 
 static void check_kept(const struct rtg_trace_result *res, const char *const *metrics, size_t n)
@@ -205,7 +221,7 @@ static void test_freeze_decisions(void)
 {
     struct rtg_recorder *r = open_k(2, 100);
     offer(r, "floor", 1000, 100); /* at the floor: not even offered */
-    rtg_recorder_offer(r, "backwards", 2000, 1000);
+    rtg_recorder_offer(r, "backwards", 2000, 1000, true);
     CHECK_EQ_U(mock.freeze_calls, 0);
     offer(r, "a", 3000, 300);
     CHECK_EQ_U(mock.freeze_calls, 1);
@@ -240,8 +256,9 @@ static void test_freeze_decisions(void)
 static void test_samples_at_once(void)
 {
     struct rtg_recorder *r = open_k(2, 0);
-    struct rtg_sample s[] = {{"cpu1", 1000, 1400, 1, 11}, {"cpu2", 1000, 1300, 2, 12},
-                             {"self", 1000, 1200, -1, 0}};
+    struct rtg_sample s[] = {{"cpu1", 1000, 1400, 1, 11, false},
+                             {"cpu2", 1000, 1300, 2, 12, false},
+                             {"self", 1000, 1200, -1, 0, false}};
     rtg_recorder_offer_samples(r, s, 3);
     CHECK_EQ_U(mock.freeze_calls, 1);
     CHECK_EQ_U(mock.n_last, 2); /* "self" was not among the two worst */
@@ -251,7 +268,8 @@ static void test_samples_at_once(void)
         cpu2 |= mock.last[i].cpu == 2 && mock.last[i].tid == 12;
     }
     CHECK(cpu1 && cpu2);
-    struct rtg_sample t[] = {{"x", 2000, 2500, -1, 0}, {"y", 2000, 2600, 5, 55}};
+    struct rtg_sample t[] = {{"x", 2000, 2500, -1, 0, false},
+                             {"y", 2000, 2600, 5, 55, false}};
     rtg_recorder_offer_samples(r, t, 2);
     CHECK_EQ_U(mock.freeze_calls, 2);
     CHECK_EQ_U(mock.n_last, 2);
@@ -264,12 +282,82 @@ static void test_samples_at_once(void)
     rtg_trace_result_free(&res);
 
     r = open_k(1, 0);
-    struct rtg_sample u[] = {{"small", 1000, 1100, 0, 1}, {"big", 1000, 1900, 0, 2}};
+    struct rtg_sample u[] = {{"small", 1000, 1100, 0, 1, false},
+                             {"big", 1000, 1900, 0, 2, false}};
     rtg_recorder_offer_samples(r, u, 2);
     CHECK_EQ_U(mock.freeze_calls, 1);
     CHECK_EQ_U(mock.n_last, 1); /* "small" was displaced before anything was cut */
     CHECK_EQ_U(mock.last[0].to_ns, 1900);
     rtg_recorder_close(r, NULL);
+}
+
+/* ---- each figure's worst, besides the K worst ---- */
+
+/* A figure's worst is kept though it is not among the K worst; a worse one
+ * of the same figure takes its place; the K worst that falls out stays
+ * while it is its figure's worst. */
+static void test_figure_maxima(void)
+{
+    struct rtg_recorder *r = open_slots(1, 3, 0);
+    offer_fig(r, "a", 1000, 500); /* the worst, and a's worst: one slot */
+    offer_fig(r, "b", 2000, 100); /* b's worst only */
+    CHECK_EQ_U(mock.freeze_calls, 2);
+    offer_fig(r, "b", 3000, 200); /* b's new worst: cut again */
+    CHECK_EQ_U(mock.freeze_calls, 3);
+    offer(r, "b", 4000, 150); /* must not be kept: no hint, under the threshold */
+    offer_fig(r, "b", 4500, 150); /* must not be kept: b's kept worst is worse */
+    CHECK_EQ_U(mock.freeze_calls, 3);
+    offer_fig(r, "c", 5000, 50); /* must not be kept: the two figure entries are a's and b's */
+    CHECK_EQ_U(mock.freeze_calls, 3);
+    offer_fig(r, "b", 6000, 900); /* the worst now; a stays as a's worst */
+    CHECK_EQ_U(mock.freeze_calls, 4);
+    struct rtg_trace_result res;
+    rtg_recorder_close(r, &res);
+    const char *kept[] = {"b", "a"};
+    check_kept(&res, kept, 2);
+    CHECK_EQ_U(res.windows[0].end_ns - res.windows[0].release_ns, 900);
+    CHECK(res.windows[0].worst && res.windows[0].figure_max);
+    CHECK(!res.windows[1].worst && res.windows[1].figure_max);
+    CHECK_EQ_U(res.figures_untracked, 1);
+    rtg_trace_result_free(&res);
+}
+
+/* The slots a displaced window held are reused: never more windows than
+ * slots, whatever the order of the samples. */
+static void test_figure_slots_reused(void)
+{
+    struct rtg_recorder *r = open_slots(2, 5, 0);
+    const char *names[] = {"p", "q", "r"};
+    uint64_t most[3] = {0, 0, 0};
+    for (unsigned i = 0; i < 60; i++) {
+        uint64_t d = 10u + (i * 37u) % 101u;
+        bool worst_so_far = d > most[i % 3];
+        most[i % 3] = worst_so_far ? d : most[i % 3];
+        rtg_recorder_offer(r, names[i % 3], 1000u * (i + 1u), 1000u * (i + 1u) + d, worst_so_far);
+        for (size_t c = 0; c < mock.n_last; c++)
+            CHECK(mock.last[c].slot < 5);
+    }
+    struct rtg_trace_result res;
+    rtg_recorder_close(r, &res);
+    CHECK(res.n_windows >= 3 && res.n_windows <= 5);
+    unsigned worst = 0, figs = 0;
+    for (size_t i = 0; i < res.n_windows; i++) {
+        worst += res.windows[i].worst;
+        figs += res.windows[i].figure_max;
+        if (i > 0) /* worst first */
+            CHECK(res.windows[i - 1].end_ns - res.windows[i - 1].release_ns >=
+                  res.windows[i].end_ns - res.windows[i].release_ns);
+    }
+    CHECK_EQ_U(worst, 2);
+    CHECK_EQ_U(figs, 3);
+    for (unsigned f = 0; f < 3; f++) { /* each figure's very worst is there */
+        bool found = false;
+        for (size_t i = 0; i < res.n_windows; i++)
+            found |= !strcmp(res.windows[i].metric, names[f]) && res.windows[i].figure_max &&
+                     res.windows[i].end_ns - res.windows[i].release_ns == most[f];
+        CHECK(found);
+    }
+    rtg_trace_result_free(&res);
 }
 
 /* ---- complete: every event of the CPU from the release to the end ---- */
@@ -278,7 +366,7 @@ enum { START = 1000000, RELEASE = 2000000, END = 2500000 };
 
 static bool judge(uint64_t since, uint64_t lost, int64_t oldest, uint64_t *start)
 {
-    struct rtg_trace_cover c = {since, lost, oldest};
+    struct rtg_trace_cover c = {since, lost, oldest, -1};
     *start = START;
     return rtg_recorder_complete(&c, RELEASE, END, start);
 }
@@ -317,7 +405,7 @@ static void test_complete_events_lost(void)
 static void test_complete_capped(void)
 {
     uint64_t start = RELEASE - 10; /* the port kept the newest events, from here */
-    struct rtg_trace_cover c = {0, 0, 0};
+    struct rtg_trace_cover c = {0, 0, 0, -1};
     CHECK(rtg_recorder_complete(&c, RELEASE, END, &start));
     start = RELEASE + 10; /* must fail: the kept events begin after the release */
     CHECK(!rtg_recorder_complete(&c, RELEASE, END, &start));
@@ -362,7 +450,7 @@ static void test_open(void)
     cfg.keep = RTG_TRACE_KEEP_MAX + 1; /* must not open */
     mock.open_error = 0;
     CHECK(rtg_recorder_open(&r, &mock_ops, &cfg, why, sizeof why) == EINVAL);
-    rtg_recorder_offer(NULL, "x", 0, 10); /* no recorder: nothing happens */
+    rtg_recorder_offer(NULL, "x", 0, 10, true); /* no recorder: nothing happens */
 }
 
 int main(void)
@@ -373,6 +461,8 @@ int main(void)
     test_displacement();
     test_freeze_decisions();
     test_samples_at_once();
+    test_figure_maxima();
+    test_figure_slots_reused();
     test_complete_recording_began();
     test_complete_events_lost();
     test_complete_capped();

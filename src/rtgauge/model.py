@@ -254,6 +254,8 @@ class TraceWindowRecord:
     policies: dict[int, str]
     origins: dict[int, str]  # pid -> "run", "kernel", "other" (where the record says)
     events: tuple[TraceEvent, ...]
+    worst: bool = True  # among the K worst of the test (older records: every window)
+    figure_max: bool = False  # the worst sample of its figure
 
     @classmethod
     def read(cls, d: Record) -> TraceWindowRecord:
@@ -272,6 +274,8 @@ class TraceWindowRecord:
             steal_ns=steal["ns"] if steal else None,
             steal_over_ns=steal["over_ns"] if steal else None,
             policies={t["pid"]: t["policy"] or "" for t in d.get("tasks", [])},
+            worst=d.get("worst", True),
+            figure_max=d.get("figure_max", False),
             origins={t["pid"]: t["origin"] for t in d.get("tasks", []) if t.get("origin")},
             events=tuple(TraceEvent.read(e) for e in d["events"]),
         )
@@ -286,11 +290,15 @@ class ExplainRecord:
     source: str | None = None
     prio_scale: str = "linux"
     keep: int = 0
+    figures: int = 0  # figures whose worst sample the recorder had room for
+    floor_ns: int = 0
     lookback_ns: int = 0
     offered: int = 0
     freezes: int = 0
     uncaptured: int = 0
     uncaptured_max_ns: int = 0
+    figures_untracked: int = 0
+    figure_names: tuple[str, ...] = ()  # the figures whose worst the recorder tracked
     lost_events: int = 0
     windows: tuple[TraceWindowRecord, ...] = ()
     windows_dropped: int = 0  # kept, but their text did not fit in the target's memory
@@ -303,11 +311,15 @@ class ExplainRecord:
             source=d.get("source"),
             prio_scale=d.get("prio_scale", "linux"),
             keep=d.get("keep", 0),
+            figures=d.get("figures", 0),
+            floor_ns=d.get("floor_ns", 0),
             lookback_ns=d.get("lookback_ns", 0),
             offered=d.get("offered", 0),
             freezes=d.get("freezes", 0),
             uncaptured=d.get("uncaptured", 0),
             uncaptured_max_ns=d.get("uncaptured_max_ns", 0),
+            figures_untracked=d.get("figures_untracked", 0),
+            figure_names=tuple(d.get("figure_names", ())),
             lost_events=d.get("lost_events", 0),
             windows=tuple(TraceWindowRecord.read(w) for w in d.get("windows", [])),
             windows_dropped=d.get("windows_dropped", 0),

@@ -18,8 +18,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
-def spin(cpu: int, prio: int, seconds: float, spin_ms: float, every_ms: float) -> int:
-    """The spinner itself (runs in its own process). Exit 2 without SCHED_FIFO."""
+def spin(
+    cpu: int, prio: int, seconds: float, spin_ms: float, every_ms: float, aligned: bool = False
+) -> int:
+    """The spinner itself (runs in its own process). Exit 2 without SCHED_FIFO.
+    aligned: its stalls begin at multiples of every_ms on CLOCK_MONOTONIC, so
+    spinners on several CPUs stall them at the same instants."""
     try:
         os.sched_setaffinity(0, {cpu})
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(prio))
@@ -30,6 +34,8 @@ def spin(cpu: int, prio: int, seconds: float, spin_ms: float, every_ms: float) -
     spin_ns, every_ns = int(spin_ms * 1e6), int(every_ms * 1e6)
     start = time.monotonic_ns()
     end = start + int(seconds * 1e9)
+    if aligned:
+        start -= start % every_ns
     k = 1
     while True:
         at = start + k * every_ns
@@ -46,11 +52,17 @@ def spin(cpu: int, prio: int, seconds: float, spin_ms: float, every_ms: float) -
 
 @contextmanager
 def injected_stall(
-    cpu: int, prio: int, seconds: float, spin_ms: float = 5.0, every_ms: float = 100.0
+    cpu: int,
+    prio: int,
+    seconds: float,
+    spin_ms: float = 5.0,
+    every_ms: float = 100.0,
+    aligned: bool = False,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Runs the spinner for at most `seconds`; killed on leaving the block."""
     args = [sys.executable, __file__, "--cpu", str(cpu), "--prio", str(prio)]
     args += ["--seconds", str(seconds), "--spin-ms", str(spin_ms), "--every-ms", str(every_ms)]
+    args += ["--aligned"] if aligned else []
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -71,13 +83,14 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--spin-ms", type=float, default=5.0)
     p.add_argument("--every-ms", type=float, default=100.0)
+    p.add_argument("--aligned", action="store_true", help="stall at multiples of --every-ms")
     a = p.parse_args()
     if not (0 < a.spin_ms <= 0.1 * a.every_ms and 0 < a.seconds <= 600):
         print(
             "stall_injector: keep spin-ms within 10 % of every-ms, seconds 0..600", file=sys.stderr
         )
         return 2
-    return spin(a.cpu, a.prio, a.seconds, a.spin_ms, a.every_ms)
+    return spin(a.cpu, a.prio, a.seconds, a.spin_ms, a.every_ms, a.aligned)
 
 
 if __name__ == "__main__":

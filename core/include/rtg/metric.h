@@ -1,6 +1,8 @@
 /* A figure set: statistics plus histogram of one measured quantity. */
 #ifndef RTG_METRIC_H
 #define RTG_METRIC_H
+#include <stdbool.h>
+
 #include "rtg/blocks.h"
 #include "rtg/hist.h"
 #include "rtg/json.h"
@@ -22,7 +24,7 @@ struct rtg_metric {
     const char *condition_unmet;
     /* Told of every interval, when set: the flight recorder keeps the
      * kernel's events around the worst (rtg_metric_explain, rtg/test.h). */
-    void (*watch)(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns);
+    void (*watch)(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns, bool worst);
     void *watch_arg;
 };
 
@@ -49,12 +51,14 @@ static inline void rtg_metric_add(struct rtg_metric *m, uint64_t ns, uint64_t at
 static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, uint64_t to_ns,
                                        uint64_t at_ns)
 {
+    /* the figure's worst so far: the recorder keeps each figure's worst */
+    bool worst = to_ns >= from_ns && (m->stats.count == 0 || to_ns - from_ns > m->stats.max);
     if (to_ns < from_ns)
         m->negative++;
     else
         rtg_metric_add(m, to_ns - from_ns, at_ns);
     if (m->watch)
-        m->watch(m->watch_arg, m->name, from_ns, to_ns);
+        m->watch(m->watch_arg, m->name, from_ns, to_ns, worst);
 }
 /* Merges b into a; a tracks blocks if b does (it may allocate: not in a hot path). */
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);

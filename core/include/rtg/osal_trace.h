@@ -82,6 +82,9 @@ struct rtg_trace_window {
     uint64_t lost_events; /* events the buffer lost (overwritten or dropped) before it froze */
     int64_t first_event_ns; /* the oldest event the buffer still held on cpu */
     bool capped;            /* more events than max_events: the oldest were left out */
+    /* Why it was kept (the policy's): among the K worst samples of the
+     * test, the worst of its figure (metric), or both. */
+    bool worst, figure_max;
     /* The hypervisor's share, where the OS tells it: the steal time that
      * grew on cpu between two readings around the window. */
     bool steal_known;
@@ -95,10 +98,15 @@ struct rtg_trace_window {
 };
 
 #define RTG_TRACE_KEEP_MAX 16
+/* Windows a port holds at most: the K worst and each figure's worst. */
+#define RTG_TRACE_SLOTS_MAX 48
 struct rtg_trace_config {
     const int *cpus; /* the measured CPUs */
     size_t n_cpus;
     unsigned keep;        /* K: windows kept, the worst samples (1..RTG_TRACE_KEEP_MAX) */
+    /* Windows the port holds (keep..RTG_TRACE_SLOTS_MAX): the K worst and,
+     * in the rest, the worst sample of each figure that is not among them. */
+    unsigned slots;
     uint64_t floor_ns;    /* samples at or below it are never kept */
     uint64_t lookback_ns; /* the window starts this long before the release */
     unsigned buffer_kb;   /* per measured CPU and buffer */
@@ -117,12 +125,13 @@ struct rtg_trace_about {
      * events a window; and, when it took less than asked (a board's small
      * heap), what and why in a sentence. */
     unsigned buffer_kb, max_events;
+    unsigned slots; /* windows it holds (0: as asked) */
     char reduced[128];
 };
 
 /* A window to cut out of what a freeze kept: the events of cpu from from_ns
  * to to_ns (the last switch and idle state before from_ns too), kept in
- * the port's slot (0 .. keep - 1), replacing what that slot held. tid: the
+ * the port's slot (0 .. slots - 1), replacing what that slot held. tid: the
  * thread whose sample it is (its policy is read with the others'). */
 struct rtg_trace_cut {
     unsigned slot;
@@ -137,6 +146,10 @@ struct rtg_trace_cover {
     uint64_t since_ns; /* recording began then, and went on without a pause up to the freeze */
     uint64_t lost;     /* events the buffer lost from since_ns to the freeze (oldest first) */
     int64_t oldest_ns; /* the oldest event it still held on the CPU (-1: none) */
+    /* The CPU the window was cut from, when the port found the thread had
+     * ended its sample on another CPU than the one it named when it
+     * offered it (it migrated in between); -1: the cut's. */
+    int cpu;
 };
 
 struct rtg_trace_port;

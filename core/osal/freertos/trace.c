@@ -29,7 +29,7 @@ struct rtg_trace_port {
     uint16_t idle;
     uint64_t opened_ticks;
     uint32_t lost_seen;   /* events overwritten, as of the last freeze */
-    struct fr_kept *kept; /* cfg.keep slots */
+    struct fr_kept *kept; /* size.slots slots */
     uint64_t lost_events; /* counted at each freeze */
 };
 
@@ -60,7 +60,7 @@ static int read_tasks(struct rtg_trace_port *t, UBaseType_t *cur_prio)
 static void release(struct rtg_trace_port *t)
 {
     if (t->kept)
-        for (unsigned i = 0; i < t->cfg.keep; i++)
+        for (unsigned i = 0; i < t->size.slots; i++)
             free(t->kept[i].ev);
     free(t->kept);
     free(t->ring);
@@ -94,9 +94,9 @@ static int open_fr(struct rtg_trace_port **out, const struct rtg_trace_config *c
     }
     t->ring = malloc(t->size.entries * sizeof *t->ring);
     t->names = calloc(FR_NAMES, sizeof *t->names);
-    t->kept = calloc(cfg->keep, sizeof *t->kept);
+    t->kept = calloc(t->size.slots, sizeof *t->kept);
     bool ok = t->ring && t->names && t->kept;
-    for (unsigned i = 0; ok && i < cfg->keep; i++)
+    for (unsigned i = 0; ok && i < t->size.slots; i++)
         ok = (t->kept[i].ev = malloc((t->size.max_events + 1u) * sizeof(struct fr_tev))) != NULL;
     UBaseType_t cur_prio = 0;
     if (!ok || read_tasks(t, &cur_prio)) {
@@ -110,6 +110,7 @@ static int open_fr(struct rtg_trace_port **out, const struct rtg_trace_config *c
     snprintf(about->prio_scale, sizeof about->prio_scale, "rtos");
     about->buffer_kb = t->size.buffer_kb;
     about->max_events = t->size.max_events;
+    about->slots = t->size.slots;
     snprintf(about->reduced, sizeof about->reduced, "%s", t->size.reduced);
     TaskStatus_t me;
     vTaskGetInfo(NULL, &me, pdFALSE, eRunning);
@@ -228,7 +229,7 @@ static void self_fr(struct rtg_trace_port *t, int *cpu, int32_t *tid)
 static int freeze_fr(struct rtg_trace_port *t, const struct rtg_trace_cut *cuts, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (cuts[i].slot >= t->cfg.keep || cuts[i].cpu != 0)
+        if (cuts[i].slot >= t->size.slots || cuts[i].cpu != 0)
             return EINVAL;
     for (size_t i = 0; i < n; i++) {
         struct rtg_trace_cut c = cuts[i];
@@ -255,12 +256,12 @@ static void stop_fr(struct rtg_trace_port *t, uint64_t *lost)
 static int window_fr(struct rtg_trace_port *t, unsigned slot, struct rtg_trace_window *w,
                      struct rtg_trace_cover *cover)
 {
-    struct fr_kept *k = slot < t->cfg.keep ? &t->kept[slot] : NULL;
+    struct fr_kept *k = slot < t->size.slots ? &t->kept[slot] : NULL;
     if (!k || !k->used || !k->ev)
         return ENOENT;
     int e = rtg_fr_window_expand(k, t->names, t->idle, w);
     *cover = (struct rtg_trace_cover){
-        .since_ns = k->since_ns, .lost = k->lost_since, .oldest_ns = k->first_event_ns};
+        .since_ns = k->since_ns, .lost = k->lost_since, .oldest_ns = k->first_event_ns, .cpu = -1};
     free(k->ev); /* its events are the window's now: room for the next one */
     k->ev = NULL;
     return e ? ENOENT : 0;

@@ -1,6 +1,6 @@
 /* The FreeRTOS flight recorder's memory, taken at open from the one heap
- * the tests use too (heap.c): the ring (16 bytes an event) and K kept
- * windows of max_events + 1 events. It takes at most a sixteenth of the
+ * the tests use too (heap.c): the ring (16 bytes an event) and the kept
+ * windows (the K worst and the figures' worst) of max_events + 1 events. It takes at most a sixteenth of the
  * free heap, so an explained test keeps the rest: on the 16 MB board what
  * --explain-buffer-kb and --explain-events ask (512 KB, 1000) fits; on a
  * microcontroller with a few tens of KB free it does not, and half of the
@@ -37,10 +37,16 @@ int rtg_fr_trace_size(const struct rtg_trace_config *cfg, struct fr_sizes *s, ch
     rtg_mem_available(&free_b, &largest);
     size_t budget = free_b / 16u;
     uint32_t want_ring = pow2_floor((size_t)cfg->buffer_kb * 1024u / EV);
-    size_t per_window = (size_t)cfg->keep * EV;
+    unsigned want_slots = cfg->slots > cfg->keep ? cfg->slots : cfg->keep;
     s->entries = want_ring;
     s->max_events = cfg->max_events;
+    s->slots = want_slots;
     s->reduced[0] = '\0';
+    size_t window_b = (size_t)(cfg->max_events + 1u) * EV;
+    /* the figures' windows give way first: the K worst are what was asked */
+    while (s->slots > cfg->keep && (size_t)want_ring * EV + s->slots * window_b > budget)
+        s->slots--;
+    size_t per_window = (size_t)s->slots * EV;
     size_t need = (size_t)want_ring * EV + per_window * (cfg->max_events + 1u);
     if (need > budget || (size_t)want_ring * EV > largest / 2u) {
         size_t ring_room = budget / 2u < largest / 2u ? budget / 2u : largest / 2u;
@@ -60,7 +66,12 @@ int rtg_fr_trace_size(const struct rtg_trace_config *cfg, struct fr_sizes *s, ch
     s->buffer_kb = (unsigned)((size_t)s->entries * EV / 1024u);
     if (s->entries < want_ring || s->max_events < cfg->max_events)
         snprintf(s->reduced, sizeof s->reduced,
-                 "buffer_kb %u reduced to %u, max_events %u reduced to %u: %zu KB of heap free",
-                 cfg->buffer_kb, s->buffer_kb, cfg->max_events, s->max_events, free_b / 1024u);
+                 "buffer_kb %u reduced to %u, max_events %u reduced to %u, figures %u to %u: "
+                 "%zu KB of heap free",
+                 cfg->buffer_kb, s->buffer_kb, cfg->max_events, s->max_events,
+                 want_slots - cfg->keep, s->slots - cfg->keep, free_b / 1024u);
+    else if (s->slots < want_slots)
+        snprintf(s->reduced, sizeof s->reduced, "figures %u reduced to %u: %zu KB of heap free",
+                 want_slots - cfg->keep, s->slots - cfg->keep, free_b / 1024u);
     return 0;
 }

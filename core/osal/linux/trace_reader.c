@@ -1,15 +1,15 @@
-/* The recorder's reader thread (trace_recorder.h): it drains a frozen
- * instance's buffer on each CPU a cut asks for, cuts the windows out of it
- * into their kept slots (unless a later freeze took the slot meanwhile),
- * empties the instance for reuse, and reads the steal time meanwhile.
- * Never real-time: it runs SCHED_OTHER. */
+/* The recorder's reader thread (trace_recorder.h): it reads the measured
+ * CPUs' buffers as they fill into rings in user space (trace_drain.c),
+ * cuts each window asked for out of its CPU's ring into its kept slot
+ * (unless a later cut took the slot meanwhile), and reads the steal time
+ * meanwhile. Never real-time: it runs SCHED_OTHER. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +41,7 @@ void rtg_tr_read_steal(struct rtg_trace_port *t, struct steal_reading *r)
     fclose(f);
 }
 
-/* ---- reading a frozen instance ---- */
+/* ---- cutting a window out of a ring ---- */
 
 struct gather {
     struct rtg_trace_port *t;
@@ -90,68 +90,32 @@ static void gather_event(struct gather *g, const struct rtg_ring_event *e,
     }
 }
 
-/* The cuts of one CPU, fed from one drain of its buffer. */
-struct cpu_gathers {
-    struct gather *g[RTG_TRACE_KEEP_MAX];
-    size_t n;
-    int64_t first_ts; /* the oldest event the buffer held (-1: none) */
-};
-
 static void on_event(void *arg, const struct rtg_ring_event *e)
 {
-    struct cpu_gathers *c = arg;
-    if (c->first_ts < 0)
-        c->first_ts = (int64_t)e->ts;
-    if (c->n == 0)
-        return;
-    const struct rtg_tp_decoder *d = decoder_of(c->g[0]->t, rtg_tp_type(e->data, e->len));
-    if (!d)
-        return;
-    for (size_t i = 0; i < c->n; i++)
-        gather_event(c->g[i], e, d);
+    struct gather *g = arg;
+    const struct rtg_tp_decoder *d = decoder_of(g->t, rtg_tp_type(e->data, e->len));
+    if (d)
+        gather_event(g, e, d);
 }
 
-/* Drains a CPU's buffer of a frozen instance; the number of events the
- * pages say were lost (UINT64_MAX: some, uncounted). */
-static uint64_t drain(struct rtg_trace_port *t, const struct slot *s, int cpu,
-                      struct cpu_gathers *g)
+/* Only what says the state before the window: the last switch and idle
+ * event of an earlier page. */
+static void on_context_event(void *arg, const struct rtg_ring_event *e)
 {
-    char p[RTG_TRACEFS_PATH * 2 + 48];
-    snprintf(p, sizeof p, "%s/per_cpu/cpu%d/trace_pipe_raw", s->dir, cpu);
-    int fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    uint64_t lost = 0;
-    for (;;) {
-        ssize_t r = read(fd, t->page, t->page_size);
-        if (r <= 0)
-            break;
-        uint64_t missed = 0;
-        rtg_ring_page_walk(&t->layout, t->page, (size_t)r, on_event, g, &missed);
-        if (missed == UINT64_MAX || lost == UINT64_MAX)
-            lost = missed ? UINT64_MAX : lost;
-        else
-            lost += missed;
+    struct gather *g = arg;
+    const struct rtg_tp_decoder *d = decoder_of(g->t, rtg_tp_type(e->data, e->len));
+    if (!d || (d->kind != RTG_TEV_SWITCH && d->kind != RTG_TEV_IDLE_ENTRY &&
+               d->kind != RTG_TEV_IDLE_EXIT))
+        return;
+    struct rtg_tev ev;
+    rtg_tp_decode(d, e->data, e->len, e->ts, g->cut->cpu, &ev);
+    if (ev.kind == RTG_TEV_SWITCH) {
+        g->ctx_switch = ev;
+        g->have_switch = true;
+    } else {
+        g->ctx_idle = ev;
+        g->have_idle = true;
     }
-    close(fd);
-    return lost;
-}
-
-/* "overrun" and "dropped events" of the CPU's buffer since it was emptied. */
-static uint64_t stats_lost(const struct slot *s, int cpu)
-{
-    char rel[64], text[1024];
-    snprintf(rel, sizeof rel, "per_cpu/cpu%d/stats", cpu);
-    if (rtg_tracefs_read(s->dir, rel, text, sizeof text) < 0)
-        return 0;
-    uint64_t lost = 0;
-    const char *keys[] = {"overrun:", "dropped events:"};
-    for (size_t i = 0; i < 2; i++) {
-        const char *k = strstr(text, keys[i]);
-        if (k)
-            lost += strtoull(k + strlen(keys[i]), NULL, 10);
-    }
-    return lost;
 }
 
 static const char *policy_name(int pol)
@@ -276,90 +240,190 @@ static bool make_window(struct rtg_trace_port *t, const struct gather *g, uint64
     return true;
 }
 
-/* Whether the cut is still wanted: no later freeze took its slot. */
-static bool wanted(struct rtg_trace_port *t, const struct job *job, size_t i)
+static struct cpu_ring *ring_of(struct rtg_trace_port *t, int cpu)
 {
-    pthread_mutex_lock(&t->lock);
-    bool w = t->kept[job->cuts[i].slot].gen == job->gen[i];
-    pthread_mutex_unlock(&t->lock);
-    return w;
+    for (size_t i = 0; i < t->n_rings; i++)
+        if (t->rings[i].cpu == cpu)
+            return &t->rings[i];
+    return NULL;
 }
 
-/* Reads a frozen instance: each CPU a cut asks for drained once, the
- * windows still wanted kept in their slots. */
-static void read_job(struct rtg_trace_port *t, const struct job *job)
+/* Walks page i of ring r with fn; the events lost before it. */
+static uint64_t walk_page(struct rtg_trace_port *t, const struct cpu_ring *r, size_t i,
+                          rtg_ring_fn fn, struct gather *g)
 {
-    const struct slot *s = &t->slots[job->slot];
-    struct steal_reading now;
-    rtg_tr_read_steal(t, &now);
-    struct gather g[RTG_TRACE_KEEP_MAX];
-    memset(g, 0, sizeof g);
-    bool done[RTG_TRACE_KEEP_MAX] = {false};
-    bool scratch_used = false; /* one window's ring is ready: the usual case, no allocation */
-    for (size_t i = 0; i < job->n; i++) {
-        if (done[i])
-            continue;
-        int cpu = job->cuts[i].cpu;
-        struct cpu_gathers cg = {.n = 0, .first_ts = -1};
-        for (size_t j = i; j < job->n; j++) {
-            if (job->cuts[j].cpu != cpu)
-                continue;
-            done[j] = true;
-            if (!wanted(t, job, j))
-                continue;
-            struct gather *x = &g[j];
-            x->t = t;
-            x->cut = &job->cuts[j];
-            x->start = job->cuts[j].from_ns;
-            bool first = cg.n == 0 && !scratch_used;
-            x->ring = first ? t->scratch : malloc(t->cfg.max_events * sizeof *x->ring);
-            scratch_used |= first;
-            if (x->ring)
-                cg.g[cg.n++] = x;
+    uint32_t len;
+    uint64_t missed;
+    const uint8_t *page = rtg_tr_ring_page(t, r, i, &len, &missed);
+    uint64_t m2;
+    rtg_ring_page_walk(&t->layout, page, len, fn, g, &m2);
+    return missed;
+}
+
+/* Cuts p's window out of its CPU's ring into g, and says how far back the
+ * ring held every event up to the window's end (cover). Parses only the
+ * pages from the one holding the window's start, and earlier ones only
+ * until a switch says what ran when the window began. */
+static void cut_from_ring(struct rtg_trace_port *t, const struct cpu_ring *r, struct gather *g,
+                          struct rtg_trace_cover *cover, uint64_t *lost_inside)
+{
+    const struct rtg_trace_cut *c = g->cut;
+    uint64_t held = r->held_since_ns;
+    *lost_inside = 0;
+    size_t first = rtg_tr_ring_first(r, c->from_ns);
+    for (size_t i = 0; i < r->n; i++) {
+        size_t slot = (r->head + i) % r->cap;
+        if (r->ts[slot] > c->to_ns)
+            break;
+        if (r->missed[slot]) { /* events were lost just before this page */
+            held = r->ts[slot] > held ? r->ts[slot] : held;
+            if (r->ts[slot] > c->from_ns)
+                *lost_inside += r->missed[slot] == UINT64_MAX ? 1 : r->missed[slot];
         }
-        uint64_t lost_pages = drain(t, s, cpu, &cg);
-        uint64_t lost = stats_lost(s, cpu);
-        if (lost_pages == UINT64_MAX && lost == 0)
-            lost = 1; /* the pages say some were lost, the counters did not count them */
-        else if (lost_pages != UINT64_MAX && lost_pages > lost)
-            lost = lost_pages;
-        t->lost_events += lost;
-        for (size_t k = 0; k < cg.n; k++) {
-            struct gather *x = cg.g[k];
-            size_t j = (size_t)(x - g);
-            struct rtg_trace_window w;
-            bool ok = make_window(t, x, lost, cg.first_ts, &now, &w);
-            if (x->ring != t->scratch)
-                free(x->ring);
-            if (!ok)
-                continue;
-            pthread_mutex_lock(&t->lock);
-            struct kept *kp = &t->kept[x->cut->slot];
-            bool still = kp->gen == job->gen[j];
-            if (still) {
-                free(kp->w.events);
-                free(kp->w.tasks);
-                kp->w = w;
-                kp->cover = (struct rtg_trace_cover){
-                    .since_ns = job->since_ns, .lost = lost, .oldest_ns = cg.first_ts};
-                kp->have = true;
-            }
-            pthread_mutex_unlock(&t->lock);
-            if (!still) {
-                free(w.events);
-                free(w.tasks);
-            }
+        if (i >= first)
+            walk_page(t, r, i, on_event, g);
+    }
+    /* the state at the window's start, from the pages before it */
+    for (size_t i = first; i-- > 0 && !g->have_switch;) {
+        struct gather ctx = *g;
+        ctx.have_switch = ctx.have_idle = false;
+        walk_page(t, r, i, on_context_event, &ctx);
+        if (ctx.have_switch) {
+            g->ctx_switch = ctx.ctx_switch;
+            g->have_switch = true;
         }
+        if (ctx.have_idle && !g->have_idle) {
+            g->ctx_idle = ctx.ctx_idle;
+            g->have_idle = true;
+        }
+    }
+    int64_t oldest = -1;
+    if (r->n)
+        oldest = (int64_t)r->ts[r->head];
+    *cover = (struct rtg_trace_cover){
+        .since_ns = held, .lost = 0, .oldest_ns = oldest, .cpu = c->cpu};
+}
+
+/* The latest switch to one thread, up to an instant. */
+struct switch_in {
+    struct rtg_trace_port *t;
+    int32_t tid;
+    uint64_t to_ns;
+    int64_t at_ns; /* -1: none */
+};
+
+static void on_switch_in(void *arg, const struct rtg_ring_event *e)
+{
+    struct switch_in *s = arg;
+    if (e->ts > s->to_ns || (int64_t)e->ts <= s->at_ns)
+        return;
+    const struct rtg_tp_decoder *d = decoder_of(s->t, rtg_tp_type(e->data, e->len));
+    if (!d || d->kind != RTG_TEV_SWITCH)
+        return;
+    struct rtg_tev ev;
+    rtg_tp_decode(d, e->data, e->len, e->ts, 0, &ev);
+    if (ev.pid2 == s->tid)
+        s->at_ns = (int64_t)e->ts;
+}
+
+/* Where the thread ran when its sample ended: the CPU that switched to it
+ * last, up to the end, within the window. The thread names its CPU when it
+ * offers the sample, after the end, and may have migrated in between (a
+ * deadline task pushed to another CPU): its window would then hold none of
+ * its wake-up. The named CPU when no ring shows a switch to the thread
+ * (it ran all along). */
+static int cpu_at_end(struct rtg_trace_port *t, const struct rtg_trace_cut *c)
+{
+    if (c->tid <= 0 || t->n_rings < 2)
+        return c->cpu;
+    int best = c->cpu;
+    int64_t best_at = -1;
+    for (size_t k = 0; k < t->n_rings; k++) {
+        const struct cpu_ring *r = &t->rings[k];
+        struct switch_in s = {.t = t, .tid = c->tid, .to_ns = c->to_ns, .at_ns = -1};
+        for (size_t i = rtg_tr_ring_first(r, c->from_ns); i < r->n; i++) {
+            if (r->ts[(r->head + i) % r->cap] > c->to_ns)
+                break;
+            uint32_t len;
+            uint64_t missed;
+            const uint8_t *page = rtg_tr_ring_page(t, r, i, &len, &missed);
+            uint64_t m2;
+            rtg_ring_page_walk(&t->layout, page, len, on_switch_in, &s, &m2);
+        }
+        if (s.at_ns > best_at) {
+            best_at = s.at_ns;
+            best = r->cpu;
+        }
+    }
+    return best;
+}
+
+/* Makes the cut p, unless a later cut took its slot meanwhile. */
+static void make_cut(struct rtg_trace_port *t, const struct pending *p,
+                     const struct steal_reading *now)
+{
+    pthread_mutex_lock(&t->lock);
+    bool wanted = t->kept[p->cut.slot].gen == p->gen;
+    pthread_mutex_unlock(&t->lock);
+    if (!wanted)
+        return;
+    struct rtg_trace_cut cut = p->cut;
+    cut.cpu = cpu_at_end(t, &cut);
+    struct cpu_ring *r = ring_of(t, cut.cpu);
+    if (!r)
+        return;
+    struct gather g;
+    memset(&g, 0, sizeof g);
+    g.t = t;
+    g.cut = &cut;
+    g.start = cut.from_ns;
+    g.ring = t->scratch;
+    struct rtg_trace_cover cover;
+    uint64_t lost_inside;
+    cut_from_ring(t, r, &g, &cover, &lost_inside);
+    struct rtg_trace_window w;
+    if (!make_window(t, &g, lost_inside, cover.oldest_ns, now, &w))
+        return;
+    pthread_mutex_lock(&t->lock);
+    struct kept *kp = &t->kept[p->cut.slot];
+    bool still = kp->gen == p->gen;
+    if (still) {
+        free(kp->w.events);
+        free(kp->w.tasks);
+        kp->w = w;
+        kp->cover = cover;
+        kp->have = true;
+    }
+    pthread_mutex_unlock(&t->lock);
+    if (!still) {
+        free(w.events);
+        free(w.tasks);
     }
 }
 
-static void empty_slot(struct slot *s)
+/* Drains every measured CPU, then makes every cut asked for before the
+ * drain began (its events are all read now). */
+static void drain_and_cut(struct rtg_trace_port *t)
 {
-    char p[RTG_TRACEFS_PATH * 2 + 16];
-    snprintf(p, sizeof p, "%s/trace", s->dir);
-    int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd >= 0)
-        close(fd);
+    pthread_mutex_lock(&t->lock);
+    size_t asked = t->p_len;
+    pthread_mutex_unlock(&t->lock);
+    rtg_tr_drain_all(t);
+    if (asked == 0)
+        return;
+    struct steal_reading *now = malloc(sizeof *now);
+    if (now)
+        rtg_tr_read_steal(t, now);
+    for (size_t k = 0; k < asked; k++) {
+        pthread_mutex_lock(&t->lock);
+        struct pending p = t->pending[t->p_head];
+        t->p_head = (t->p_head + 1) % PENDING_MAX;
+        t->p_len--;
+        pthread_mutex_unlock(&t->lock);
+        if (now)
+            make_cut(t, &p, now);
+    }
+    free(now);
 }
 
 /* Off the measured CPUs when there are others (the calling thread's own
@@ -378,43 +442,39 @@ static void leave_measured_cpus(const struct rtg_trace_port *t)
     sched_setaffinity(0, sizeof set, &set);
 }
 
+/* Waits for a buffer a quarter full (the instance's buffer_percent), a cut
+ * asked for, or 100 ms (the steal time's reading), then drains and cuts. */
 static void *reader_main(void *arg)
 {
     struct rtg_trace_port *t = arg;
     leave_measured_cpus(t);
     rtg_tr_read_steal(t, &t->steal_last);
     t->steal_prev = t->steal_last;
+    struct pollfd fds[1025];
+    size_t nf = 0;
+    fds[nf++] = (struct pollfd){.fd = t->wake_fd, .events = POLLIN};
+    for (size_t i = 0; i < t->n_rings && nf < 1025; i++)
+        fds[nf++] = (struct pollfd){.fd = t->rings[i].fd, .events = POLLIN};
+    uint64_t next_steal = t->steal_last.at_ns + 100000000u;
     for (;;) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100000000; /* steal is read every 100 ms meanwhile */
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
+        uint64_t now = rtg_tr_mono_ns();
+        int wait_ms = now >= next_steal ? 0 : (int)((next_steal - now) / 1000000u) + 1;
+        int ready = poll(fds, nf, wait_ms);
+        if (ready > 0 && (fds[0].revents & POLLIN)) {
+            uint64_t v;
+            (void)!read(t->wake_fd, &v, sizeof v);
         }
-        int timed_out = sem_timedwait(&t->wake, &ts) != 0;
-        pthread_mutex_lock(&t->lock);
-        struct job job = {.slot = -1};
-        if (t->q_len) {
-            job = t->queue[t->q_head];
-            t->q_head = (t->q_head + 1) % SLOTS;
-            t->q_len--;
+        bool quit = atomic_load(&t->quit);
+        drain_and_cut(t);
+        if (rtg_tr_mono_ns() >= next_steal) {
+            t->steal_prev = t->steal_last;
+            rtg_tr_read_steal(t, &t->steal_last);
+            next_steal = t->steal_last.at_ns + 100000000u;
         }
-        pthread_mutex_unlock(&t->lock);
-        if (job.slot < 0) {
-            if (atomic_load(&t->quit))
-                break;
-            if (timed_out) {
-                t->steal_prev = t->steal_last;
-                rtg_tr_read_steal(t, &t->steal_last);
-            }
-            continue;
+        if (quit) { /* the last cuts asked are made: stop came after them */
+            drain_and_cut(t);
+            break;
         }
-        read_job(t, &job);
-        empty_slot(&t->slots[job.slot]);
-        pthread_mutex_lock(&t->lock);
-        t->slots[job.slot].state = SLOT_SPARE;
-        pthread_mutex_unlock(&t->lock);
     }
     return NULL;
 }
@@ -422,10 +482,10 @@ static void *reader_main(void *arg)
 /* The reader's stack. The test has locked its memory (mlockall with
  * MCL_FUTURE), so every byte of a thread's stack is resident: left at the C
  * library's default, the reader alone would take 8 MiB (RLIMIT_STACK) in
- * every test that runs the recorder. Its deepest path (reader_main,
- * read_job's frame of some 13 KiB: a steal reading and up to 16 cuts, the
- * steal time's fopen/sscanf) needs under 24 KiB; 64 KiB leaves more than
- * twice that. Raised to the platform's least
+ * every test that runs the recorder. Its deepest path (reader_main's
+ * poll set of some 8 KiB, a cut's gathers of some 3 KiB, the steal time's
+ * fopen/sscanf; the steal reading made by a cut is malloc'd) needs under
+ * 24 KiB; 64 KiB leaves more than twice that. Raised to the platform's least
  * where that is larger (128 KiB on aarch64 glibc). */
 #define READER_STACK (64u * 1024u)
 
@@ -451,7 +511,7 @@ int rtg_tr_start_reader(struct rtg_trace_port *t)
 void rtg_tr_resolve_symbols(struct rtg_trace_port *t)
 {
     bool any = false;
-    for (size_t w = 0; w < RTG_TRACE_KEEP_MAX && !any; w++)
+    for (size_t w = 0; w < RTG_TRACE_SLOTS_MAX && !any; w++)
         for (size_t i = 0; t->kept[w].have && i < t->kept[w].w.n_events; i++)
             if (t->kept[w].w.events[i].addr && !t->kept[w].w.events[i].name[0])
                 any = true;
@@ -469,7 +529,7 @@ void rtg_tr_resolve_symbols(struct rtg_trace_port *t)
             continue;
         if (type != 't' && type != 'T')
             continue;
-        for (size_t w = 0; w < RTG_TRACE_KEEP_MAX; w++)
+        for (size_t w = 0; w < RTG_TRACE_SLOTS_MAX; w++)
             for (size_t i = 0; t->kept[w].have && i < t->kept[w].w.n_events; i++) {
                 struct rtg_tev *e = &t->kept[w].w.events[i];
                 if (e->addr == a && !e->name[0])

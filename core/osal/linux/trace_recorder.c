@@ -1,17 +1,18 @@
-/* The flight recorder's port on Linux (rtg/osal_trace.h): tracefs
- * instances of its own used in turn. One records; when the recorder's
- * policy keeps a sample, the measuring thread stops that instance (its
- * buffer now holds the time before the sample), starts a spare one, and
- * hands the frozen one to a reader thread, which cuts the windows asked
- * out of it and empties the instance for reuse. The measuring thread only
- * writes two bytes to tracefs, and only for a sample that will be kept. */
+/* The flight recorder's port on Linux (rtg/osal_trace.h): a tracefs
+ * instance of its own records all along; a reader thread reads the
+ * measured CPUs' buffers as they fill into rings in user space. When the
+ * recorder's policy keeps a sample, the measuring thread only queues the
+ * cut and wakes the reader (an eventfd write), which reads what is left
+ * and cuts the window out of the ring. Nothing is frozen, so samples that
+ * end together on several CPUs, and a burst of new worst ones, are each
+ * cut from the same unbroken record. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
+#include <sys/eventfd.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,8 @@ static int open_linux(struct rtg_trace_port **out, const struct rtg_trace_config
     t->cfg = *cfg;
     memcpy(t->cpus, cfg->cpus, cfg->n_cpus * sizeof cfg->cpus[0]);
     t->cfg.cpus = t->cpus;
-    for (int i = 0; i < SLOTS; i++)
-        t->slots[i].on_fd = -1;
+    t->on_fd = -1;
+    t->wake_fd = -1;
     int e = rtg_tracefs_open(&t->fs, why, n);
     if (e) {
         free(t);
@@ -63,9 +64,9 @@ static int open_linux(struct rtg_trace_port **out, const struct rtg_trace_config
         atoi(text) > 0)
         t->page_size = (size_t)atoi(text) * 1024u;
     t->dec = calloc(MAX_DECODERS, sizeof *t->dec);
-    t->page = malloc(t->page_size);
     t->scratch = calloc(cfg->max_events, sizeof *t->scratch);
-    if (!t->dec || !t->page || !t->scratch) {
+    t->page = malloc(t->page_size);
+    if (!t->dec || !t->scratch || !t->page) {
         snprintf(why, n, "out of memory");
         e = ENOMEM;
         goto fail;
@@ -74,46 +75,47 @@ static int open_linux(struct rtg_trace_port **out, const struct rtg_trace_config
         snprintf(why, n, "this kernel offers none of the scheduler and interrupt tracepoints");
         goto fail;
     }
-    for (int i = 0; i < SLOTS; i++)
-        if ((e = rtg_tr_setup_slot(t, i, why, n)))
-            goto fail;
+    if ((e = rtg_tr_setup_instance(t, why, n)))
+        goto fail;
     memset(about, 0, sizeof *about);
     snprintf(about->source, sizeof about->source, "tracefs instance");
     snprintf(about->clock, sizeof about->clock, "mono (CLOCK_MONOTONIC)");
     snprintf(about->prio_scale, sizeof about->prio_scale, "linux");
     t->user_hz = sysconf(_SC_CLK_TCK);
+    t->on_since_ns = rtg_tr_mono_ns();
+    for (size_t i = 0; i < t->n_rings; i++)
+        t->rings[i].held_since_ns = t->on_since_ns;
+    if (write(t->on_fd, "1", 1) != 1) {
+        e = errno;
+        snprintf(why, n, "cannot start recording: %s", strerror(e));
+        goto fail;
+    }
+    t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (t->wake_fd < 0) {
+        e = errno;
+        snprintf(why, n, "cannot make the reader's eventfd: %s", strerror(e));
+        goto fail;
+    }
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
     pthread_mutex_init(&t->lock, &ma);
     pthread_mutexattr_destroy(&ma);
-    sem_init(&t->wake, 0, 0);
     if ((e = rtg_tr_start_reader(t))) {
         snprintf(why, n, "cannot start the trace reader thread: %s", strerror(e));
         pthread_mutex_destroy(&t->lock);
-        sem_destroy(&t->wake);
-        goto fail;
-    }
-    t->recording = 0;
-    t->slots[0].state = SLOT_RECORDING;
-    t->slots[0].on_since_ns = rtg_tr_mono_ns();
-    if (write(t->slots[0].on_fd, "1", 1) != 1) {
-        e = errno;
-        snprintf(why, n, "cannot start recording: %s", strerror(e));
-        atomic_store(&t->quit, true);
-        sem_post(&t->wake);
-        pthread_join(t->reader, NULL);
-        pthread_mutex_destroy(&t->lock);
-        sem_destroy(&t->wake);
         goto fail;
     }
     *out = t;
     return 0;
 fail:
     rtg_tr_teardown(t);
+    if (t->wake_fd >= 0)
+        close(t->wake_fd);
+    rtg_tr_rings_free(t);
     free(t->dec);
-    free(t->page);
     free(t->scratch);
+    free(t->page);
     free(t);
     return e;
 }
@@ -125,41 +127,27 @@ static void self_linux(struct rtg_trace_port *t, int *cpu, int32_t *tid)
     *tid = (int32_t)syscall(SYS_gettid);
 }
 
-/* Freezes the recording instance, starts a spare one, and queues the
- * frozen one with its cuts for the reader. */
+/* Queues the cuts for the reader and wakes it: recording goes on, and
+ * every cut is made from the same record. EBUSY only when the reader has
+ * fallen so far behind that PENDING_MAX cuts wait. */
 static int freeze_linux(struct rtg_trace_port *t, const struct rtg_trace_cut *cuts, size_t n)
 {
     if (n == 0 || n > RTG_TRACE_KEEP_MAX)
         return EINVAL;
     pthread_mutex_lock(&t->lock);
-    int spare = -1;
-    for (int i = 0; i < SLOTS && !atomic_load(&t->quit); i++)
-        if (t->slots[i].state == SLOT_SPARE) {
-            spare = i;
-            break;
-        }
-    struct slot *rec = &t->slots[t->recording];
-    if (spare < 0 || rec->state != SLOT_RECORDING || write(rec->on_fd, "0", 1) != 1) {
+    if (atomic_load(&t->quit) || t->p_len + n > PENDING_MAX) {
         pthread_mutex_unlock(&t->lock);
         return EBUSY;
     }
-    if (write(t->slots[spare].on_fd, "1", 1) == 1) {
-        t->slots[spare].state = SLOT_RECORDING;
-        t->slots[spare].on_since_ns = rtg_tr_mono_ns();
-    }
-    rec->state = SLOT_FROZEN;
-    struct job *j = &t->queue[(t->q_head + t->q_len) % SLOTS];
-    j->slot = t->recording;
-    j->since_ns = rec->on_since_ns;
-    j->n = n;
     for (size_t i = 0; i < n; i++) {
-        j->cuts[i] = cuts[i];
-        j->gen[i] = ++t->kept[cuts[i].slot].gen;
+        struct pending *p = &t->pending[(t->p_head + t->p_len) % PENDING_MAX];
+        p->cut = cuts[i];
+        p->gen = ++t->kept[cuts[i].slot].gen;
+        t->p_len++;
     }
-    t->q_len++;
-    t->recording = t->slots[spare].state == SLOT_RECORDING ? spare : t->recording;
     pthread_mutex_unlock(&t->lock);
-    sem_post(&t->wake);
+    uint64_t one = 1;
+    (void)!write(t->wake_fd, &one, sizeof one);
     return 0;
 }
 
@@ -167,17 +155,16 @@ static void stop_linux(struct rtg_trace_port *t, uint64_t *lost)
 {
     if (!t->stopped) {
         t->stopped = true;
-        pthread_mutex_lock(&t->lock);
         atomic_store(&t->quit, true);
-        if (t->slots[t->recording].state == SLOT_RECORDING)
-            (void)!write(t->slots[t->recording].on_fd, "0", 1);
-        pthread_mutex_unlock(&t->lock);
-        sem_post(&t->wake);
+        uint64_t one = 1;
+        (void)!write(t->wake_fd, &one, sizeof one);
         if (t->reader_started)
-            pthread_join(t->reader, NULL); /* it reads every window queued first */
+            pthread_join(t->reader, NULL); /* it makes every cut queued first */
+        (void)!write(t->on_fd, "0", 1);
         rtg_tr_teardown(t);
         pthread_mutex_destroy(&t->lock);
-        sem_destroy(&t->wake);
+        close(t->wake_fd);
+        t->wake_fd = -1;
         rtg_tr_resolve_symbols(t);
     }
     *lost = t->lost_events;
@@ -186,7 +173,7 @@ static void stop_linux(struct rtg_trace_port *t, uint64_t *lost)
 static int window_linux(struct rtg_trace_port *t, unsigned slot, struct rtg_trace_window *w,
                         struct rtg_trace_cover *cover)
 {
-    if (slot >= RTG_TRACE_KEEP_MAX || !t->kept[slot].have)
+    if (slot >= RTG_TRACE_SLOTS_MAX || !t->kept[slot].have)
         return ENOENT;
     *w = t->kept[slot].w;
     *cover = t->kept[slot].cover;
@@ -199,13 +186,14 @@ static void close_linux(struct rtg_trace_port *t)
 {
     uint64_t lost;
     stop_linux(t, &lost);
-    for (size_t i = 0; i < RTG_TRACE_KEEP_MAX; i++) {
+    for (size_t i = 0; i < RTG_TRACE_SLOTS_MAX; i++) {
         free(t->kept[i].w.events);
         free(t->kept[i].w.tasks);
     }
+    rtg_tr_rings_free(t);
     free(t->dec);
-    free(t->page);
     free(t->scratch);
+    free(t->page);
     free(t);
 }
 

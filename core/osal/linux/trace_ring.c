@@ -116,6 +116,20 @@ uint64_t rtg_ring_page_ts(const uint8_t *page)
     return read_u(page, 8);
 }
 
+uint64_t rtg_ring_page_missed(const struct rtg_ring_layout *l, const uint8_t *page, size_t len)
+{
+    if (len < l->data_off || len < l->commit_off + l->commit_size)
+        return 0;
+    uint64_t commit = read_u(page + l->commit_off, l->commit_size);
+    if (!(commit & MISSED_EVENTS))
+        return 0;
+    uint64_t size = commit & (MISSED_STORED - 1);
+    size_t room = len - l->data_off, w = l->commit_size; /* the count: an unsigned long */
+    if ((commit & MISSED_STORED) && size + w <= room)
+        return read_u(page + l->data_off + size, w);
+    return UINT64_MAX;
+}
+
 int rtg_ring_page_walk(const struct rtg_ring_layout *l, const uint8_t *page, size_t len,
                        rtg_ring_fn fn, void *arg, uint64_t *missed)
 {
@@ -129,12 +143,7 @@ int rtg_ring_page_walk(const struct rtg_ring_layout *l, const uint8_t *page, siz
     size_t room = len - l->data_off;
     if (size > room)
         return EINVAL;
-    if (commit & MISSED_EVENTS) {
-        *missed = UINT64_MAX;
-        size_t w = l->commit_size; /* the count is an unsigned long, as long as commit */
-        if ((commit & MISSED_STORED) && size + w <= room)
-            *missed = read_u(data + size, w);
-    }
+    *missed = rtg_ring_page_missed(l, page, len);
     size_t i = 0;
     while (i + 4 <= size) {
         uint32_t hdr;

@@ -31,6 +31,9 @@ typedef void (*rtg_ring_fn)(void *arg, const struct rtg_ring_event *e);
  * for a page that does not parse (nothing after the fault is reported). */
 int rtg_ring_page_walk(const struct rtg_ring_layout *l, const uint8_t *page, size_t len,
                        rtg_ring_fn fn, void *arg, uint64_t *missed);
+/* Events lost before this page, as rtg_ring_page_walk says it, without
+ * walking the events. */
+uint64_t rtg_ring_page_missed(const struct rtg_ring_layout *l, const uint8_t *page, size_t len);
 /* The page's first time stamp (its header), for skipping whole pages. */
 uint64_t rtg_ring_page_ts(const uint8_t *page);
 

@@ -1,13 +1,13 @@
 /* The recorder's instances and tracepoints (trace_recorder.h): every
- * tracepoint a decoder was read for enabled in each instance, the mono
- * clock, buffers on the measured CPUs, tracing limited to them. */
+ * tracepoint a decoder was read for enabled in the instance, the mono
+ * clock, buffers on the measured CPUs, tracing limited to them, and a ring
+ * in user space for each. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,64 +128,106 @@ static void cpumask_text(const struct rtg_trace_port *t, char *out, size_t n)
     }
 }
 
-int rtg_tr_setup_slot(struct rtg_trace_port *t, int i, char *why, size_t n)
+/* Each measured CPU's ring: room for as many pages as its kernel buffer
+ * holds (at least 64), so what was read stays as long again. */
+static int setup_rings(struct rtg_trace_port *t, char *why, size_t n)
 {
-    struct slot *s = &t->slots[i];
-    int e = rtg_tracefs_instance_new(&t->fs, i, s->dir, sizeof s->dir);
+    t->rings = calloc(t->cfg.n_cpus, sizeof *t->rings);
+    if (!t->rings) {
+        snprintf(why, n, "out of memory");
+        return ENOMEM;
+    }
+    size_t cap = (size_t)t->cfg.buffer_kb * 1024u / t->page_size;
+    cap = cap < 64 ? 64 : cap;
+    for (size_t i = 0; i < t->cfg.n_cpus; i++) {
+        struct cpu_ring *r = &t->rings[t->n_rings++];
+        r->cpu = t->cpus[i];
+        r->fd = -1;
+        r->cap = cap;
+        r->held_since_ns = t->on_since_ns;
+        r->pages = malloc(cap * t->page_size);
+        r->len = calloc(cap, sizeof *r->len);
+        r->ts = calloc(cap, sizeof *r->ts);
+        r->missed = calloc(cap, sizeof *r->missed);
+        if (!r->pages || !r->len || !r->ts || !r->missed) {
+            snprintf(why, n, "out of memory for the trace rings (%zu pages a CPU)", cap);
+            return ENOMEM;
+        }
+        char rel[RTG_TRACEFS_PATH * 2 + 48];
+        snprintf(rel, sizeof rel, "%s/per_cpu/cpu%d/trace_pipe_raw", t->dir, r->cpu);
+        r->fd = open(rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (r->fd < 0) {
+            int e = errno;
+            snprintf(why, n, "cannot open %s: %s", rel, strerror(e));
+            return e;
+        }
+    }
+    return 0;
+}
+
+int rtg_tr_setup_instance(struct rtg_trace_port *t, char *why, size_t n)
+{
+    int e = rtg_tracefs_instance_new(&t->fs, 0, t->dir, sizeof t->dir);
     if (e) {
         snprintf(why, n, "cannot create a tracefs instance: %s", strerror(e));
         return e;
     }
     char v[64];
-    if ((e = rtg_tracefs_write(s->dir, "trace_clock", "mono"))) {
+    if ((e = rtg_tracefs_write(t->dir, "trace_clock", "mono"))) {
         snprintf(why, n, "the trace clock 'mono' is not offered: %s", strerror(e));
         return e == EINVAL ? ENOTSUP : e;
     }
     /* small buffers on the CPUs not measured, the asked size on the others */
     long ncpu = sysconf(_SC_NPROCESSORS_CONF);
     snprintf(v, sizeof v, "%u", t->cfg.buffer_kb);
-    rtg_tracefs_write(s->dir, "buffer_size_kb", "4");
+    rtg_tracefs_write(t->dir, "buffer_size_kb", "4");
     for (long c = 0; c < ncpu; c++)
         if (rtg_tr_measured(t, (int)c)) {
             char rel[64];
             snprintf(rel, sizeof rel, "per_cpu/cpu%ld/buffer_size_kb", c);
-            if ((e = rtg_tracefs_write(s->dir, rel, v))) {
+            if ((e = rtg_tracefs_write(t->dir, rel, v))) {
                 snprintf(why, n, "cannot size the trace buffer of CPU %ld: %s", c, strerror(e));
                 return e;
             }
         }
     char mask[300];
     cpumask_text(t, mask, sizeof mask);
-    if ((e = rtg_tracefs_write(s->dir, "tracing_cpumask", mask))) {
+    if ((e = rtg_tracefs_write(t->dir, "tracing_cpumask", mask))) {
         snprintf(why, n, "cannot limit tracing to the measured CPUs: %s", strerror(e));
         return e;
     }
-    rtg_tracefs_write(s->dir, "options/overwrite", "1"); /* a flight recorder keeps the newest */
-    if ((e = enable_all(t, s->dir))) {
+    /* Read as it fills: the reader is woken when a buffer is a quarter
+     * full, so the kernel overwrites nothing while the reader keeps up
+     * (overwrite stays on, the default: the newest win if it does not). */
+    rtg_tracefs_write(t->dir, "options/overwrite", "1");
+    rtg_tracefs_write(t->dir, "buffer_percent", "25");
+    if ((e = enable_all(t, t->dir))) {
         snprintf(why, n, "none of the scheduler, interrupt and timer tracepoints is offered");
         return e;
     }
     char on[RTG_TRACEFS_PATH * 2 + 16];
-    snprintf(on, sizeof on, "%s/tracing_on", s->dir);
-    s->on_fd = open(on, O_WRONLY | O_CLOEXEC);
-    if (s->on_fd < 0) {
+    snprintf(on, sizeof on, "%s/tracing_on", t->dir);
+    t->on_fd = open(on, O_WRONLY | O_CLOEXEC);
+    if (t->on_fd < 0) {
         e = errno;
         snprintf(why, n, "cannot open %s: %s", on, strerror(e));
         return e;
     }
-    s->state = SLOT_SPARE;
-    return 0;
+    return setup_rings(t, why, n);
 }
 
 void rtg_tr_teardown(struct rtg_trace_port *t)
 {
-    for (int i = 0; i < SLOTS; i++) {
-        if (t->slots[i].on_fd > 0)
-            close(t->slots[i].on_fd);
-        t->slots[i].on_fd = -1;
-        if (t->slots[i].dir[0])
-            rtg_tracefs_instance_remove(t->slots[i].dir);
-        t->slots[i].dir[0] = '\0';
+    for (size_t i = 0; i < t->n_rings; i++) {
+        if (t->rings[i].fd >= 0)
+            close(t->rings[i].fd);
+        t->rings[i].fd = -1;
     }
+    if (t->on_fd >= 0)
+        close(t->on_fd);
+    t->on_fd = -1;
+    if (t->dir[0])
+        rtg_tracefs_instance_remove(t->dir);
+    t->dir[0] = '\0';
     rtg_tracefs_close(&t->fs);
 }

@@ -112,7 +112,7 @@ void rtg_cli_usage(FILE *out)
           "                     [--opt ID.key=value ...] [--clock auto|posix] [--out FILE|-]\n"
           "                     [--no-explain] [--explain-keep K] [--explain-floor-us X]\n"
           "                     [--explain-lookback-us X] [--explain-buffer-kb N]\n"
-          "                     [--explain-events N]\n"
+          "                     [--explain-events N] [--explain-figures N]\n"
           "       rtgauge-probe --facts [--cpus LIST] [--out FILE|-]\n"
           "Runs real-time behaviour and performance tests; writes JSON lines\n"
           "(schema/result-v1.json). --facts runs none: the system's facts only, read\n"
@@ -153,8 +153,11 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
     cfg->mode = RTG_MODE_RUN;
     cfg->scale = 1.0;
     cfg->prio = 95;
-    cfg->explain = (struct rtg_explain_config){.keep = 3, .lookback_ns = 1000000u,
-                                               .buffer_kb = 512, .max_events = 1000};
+    cfg->explain = (struct rtg_explain_config){.keep = 3,
+                                               .figures = RTG_TRACE_SLOTS_MAX - RTG_TRACE_KEEP_MAX,
+                                               .lookback_ns = 1000000u,
+                                               .buffer_kb = 512,
+                                               .max_events = 1000};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *eq = strchr(a, '=');
@@ -221,6 +224,13 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
             if (parse_long(v, &k) || k < 1 || k > RTG_TRACE_KEEP_MAX)
                 return fail(err, n, "--explain-keep: '%s' is outside 1..%d", v, RTG_TRACE_KEEP_MAX);
             cfg->explain.keep = (unsigned)k;
+        } else if (IS("--explain-figures")) {
+            VALUE();
+            long f;
+            int most = RTG_TRACE_SLOTS_MAX - RTG_TRACE_KEEP_MAX;
+            if (parse_long(v, &f) || f < 0 || f > most)
+                return fail(err, n, "--explain-figures: '%s' is outside 0..%d", v, most);
+            cfg->explain.figures = (unsigned)f;
         } else if (IS("--explain-floor-us")) {
             VALUE();
             double us;

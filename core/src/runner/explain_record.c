@@ -41,6 +41,7 @@ void rtg_explain_start(struct rtg_explain *x, const struct rtg_config *cfg, bool
     x->cfg = (struct rtg_trace_config){.cpus = cfg->cpus,
                                        .n_cpus = cfg->n_cpus,
                                        .keep = cfg->explain.keep,
+                                       .slots = cfg->explain.keep + cfg->explain.figures,
                                        .floor_ns = cfg->explain.floor_ns,
                                        .lookback_ns = cfg->explain.lookback_ns,
                                        .buffer_kb = cfg->explain.buffer_kb,
@@ -139,6 +140,8 @@ static void emit_window(struct rtg_json *j, const struct rtg_trace_window *w)
     else
         rtg_json_knull(j, "first_event");
     rtg_json_kbool(j, "capped", w->capped);
+    rtg_json_kbool(j, "worst", w->worst);
+    rtg_json_kbool(j, "figure_max", w->figure_max);
     rtg_json_key(j, "steal");
     if (w->steal_known) {
         rtg_json_obj_begin(j);
@@ -185,6 +188,8 @@ void rtg_explain_emit(struct rtg_explain *x, struct rtg_json *j)
         rtg_json_kstr(j, "clock", r->about.clock);
         rtg_json_kstr(j, "prio_scale", r->about.prio_scale);
         rtg_json_kuint(j, "keep", x->cfg.keep);
+        rtg_json_kuint(j, "figures",
+                       (r->about.slots ? r->about.slots : x->cfg.slots) - x->cfg.keep);
         rtg_json_kuint(j, "floor_ns", x->cfg.floor_ns);
         rtg_json_kuint(j, "lookback_ns", x->cfg.lookback_ns);
         rtg_json_kuint(j, "buffer_kb", r->about.buffer_kb ? r->about.buffer_kb : x->cfg.buffer_kb);
@@ -195,6 +200,12 @@ void rtg_explain_emit(struct rtg_explain *x, struct rtg_json *j)
         rtg_json_kuint(j, "freezes", r->freezes);
         rtg_json_kuint(j, "uncaptured", r->uncaptured);
         rtg_json_kuint(j, "uncaptured_max_ns", r->uncaptured_max_ns);
+        rtg_json_kuint(j, "figures_untracked", r->figures_untracked);
+        rtg_json_key(j, "figure_names");
+        rtg_json_arr_begin(j);
+        for (size_t i = 0; i < r->n_figures; i++)
+            rtg_json_str(j, r->figures[i]);
+        rtg_json_arr_end(j);
         rtg_json_kuint(j, "lost_events", r->lost_events);
         rtg_json_key(j, "windows");
         rtg_json_arr_begin(j);

@@ -59,9 +59,9 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
     return m;
 }
 
-static void offer(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns)
+static void offer(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns, bool worst)
 {
-    rtg_recorder_offer(arg, name, from_ns, to_ns);
+    rtg_recorder_offer(arg, name, from_ns, to_ns, worst);
 }
 
 void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m)

@@ -45,10 +45,25 @@ class Judging:
 
 @dataclass(frozen=True)
 class ExplainedWindow:
-    """One kept sample taken apart, with the audit's findings on its parts."""
+    """One kept sample taken apart, with the audit's findings on its parts,
+    and why it was kept: among the K worst of the test, its figure's
+    worst, or both."""
 
     explanation: Explanation
     bearings: tuple[Bearing, ...]
+    worst: bool = True
+    figure_max: bool = False
+
+
+@dataclass(frozen=True)
+class FigureCover:
+    """Whether a figure's maximum, the number a reader sees first, is
+    explained: the window that holds that very sample, or why none does."""
+
+    metric: str
+    max_ns: int
+    window: ExplainedWindow | None
+    why_not: str | None
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,17 @@ class ExplainedTest:
     test_id: str
     record: ExplainRecord
     windows: tuple[ExplainedWindow, ...]
+    figures: tuple[FigureCover, ...] = ()
+
+    @property
+    def worst_windows(self) -> tuple[ExplainedWindow, ...]:
+        """The K worst samples of the test, worst first."""
+        return tuple(w for w in self.windows if w.worst)
+
+    @property
+    def figure_windows(self) -> tuple[ExplainedWindow, ...]:
+        """The figures' worst samples that are not among the K worst."""
+        return tuple(w for w in self.windows if not w.worst)
 
     @property
     def why_not(self) -> str | None:
@@ -136,9 +162,12 @@ class AnalysedRun:
         e = self.explained.get(t.id)
         if e is None or m.max is None:
             return None
+        # a merged figure (….all) holds its per-CPU figures' samples
+        family = m.name.rsplit(".", 1)[0] + "." if m.name.endswith(".all") else None
         for w in e.windows:
             x = w.explanation
-            if x.metric == m.name and abs(x.sample_ns - m.max) <= max(1.0, 1e-6 * m.max):
+            same = x.metric == m.name or (family is not None and x.metric.startswith(family))
+            if same and abs(x.sample_ns - m.max) <= max(1.0, 1e-6 * m.max):
                 return w
         return None
 
@@ -188,8 +217,37 @@ class AnalysedRun:
 def _explained(run: Run, test: TestRecord, audit: Audit) -> ExplainedTest:
     assert test.explain is not None
     xs = explanations(run, test)
-    windows = tuple(ExplainedWindow(x, tuple(bearing(x, audit.findings))) for x in xs)
-    return ExplainedTest(test.id, test.explain, windows)
+    windows = tuple(
+        ExplainedWindow(x, tuple(bearing(x, audit.findings)), r.worst, r.figure_max)
+        for x, r in zip(xs, test.explain.windows, strict=True)
+    )
+    return ExplainedTest(test.id, test.explain, windows, _coverage(test, windows))
+
+
+def _coverage(test: TestRecord, windows: tuple[ExplainedWindow, ...]) -> tuple[FigureCover, ...]:
+    """Each tracked figure's maximum against the windows kept."""
+    rec = test.explain
+    assert rec is not None
+    out: list[FigureCover] = []
+    for name in rec.figure_names:
+        m = test.metric(name)
+        if m is None or m.max is None:
+            continue
+        top = int(m.max)
+        w = next(
+            (w for w in windows if w.explanation.metric == name and w.explanation.sample_ns >= top),
+            None,
+        )
+        why = None
+        if w is None:
+            if rec.uncaptured and rec.uncaptured_max_ns >= top:
+                why = "it came when the recorder could not cut a window"
+            elif top <= rec.floor_ns:
+                why = "at or below the recorder's floor"
+            else:
+                why = "not kept, and the record does not say why"
+        out.append(FigureCover(name, top, w, why))
+    return tuple(out)
 
 
 def _cpu_of(m: Metric) -> int | None:
@@ -257,6 +315,8 @@ def window_json(w: ExplainedWindow) -> dict[str, Any]:
         },
         "parts": [part_json(p, x.sample_ns) for p in x.parts],
         "bears_on": [b.to_json() for b in w.bearings],
+        "worst": w.worst,
+        "figure_max": w.figure_max,
     }
 
 
@@ -274,6 +334,15 @@ def explained_json(e: ExplainedTest) -> dict[str, Any]:
         "uncaptured_max_ns": rec.uncaptured_max_ns,
         "windows_dropped": rec.windows_dropped,
         "windows": [window_json(w) for w in e.windows],
+        "figures": [
+            {
+                "metric": f.metric,
+                "max_ns": f.max_ns,
+                "explained": f.window is not None,
+                "why_not": f.why_not,
+            }
+            for f in e.figures
+        ],
     }
 
 

@@ -62,22 +62,46 @@ def test_section(a: AnalysedRun, test: TestRecord) -> list[Block]:
         return out + [Para(e.why_not, "note")]
     if not e.windows:
         out.append(Para("No sample was kept (none above the recorder's floor).", "note"))
-    for w in e.windows:
+    for w in e.worst_windows:
         x = w.explanation
         out.append(Para(headline(x), "lead"))
         out += [Para(bearing_line(b, x.sample_ns)) for b in w.bearings]
         out.append(parts_table(x))
         out.append(Chart(timeline_svg(x), "the sample's timeline on its CPU"))
-    return out + recorder_notes(e)
+    return out + figures_table(e) + recorder_notes(e)
+
+
+def figures_table(e: ExplainedTest) -> list[Block]:
+    """Each figure's maximum, the number the summary shows, with what
+    delayed that very sample, or why no window holds it."""
+    if len(e.figures) < 2 and all(f.window is not None and f.window.worst for f in e.figures):
+        return []  # one figure, explained above
+    rows = []
+    for f in e.figures:
+        x = f.window.explanation if f.window else None
+        rows.append(
+            [
+                Cell(f.metric),
+                Cell(us2(f.max_ns)),
+                Cell(str(x.cpu) if x else "—"),
+                Cell(x.culprit if x else f"not explained: {f.why_not}", "" if x else "warn"),
+            ]
+        )
+    n = sum(f.window is not None for f in e.figures)
+    return [
+        Para(f"Each figure's worst sample: {n} of {len(e.figures)} explained.", "lead"),
+        Table(["figure", "max µs", "CPU", "what delayed that sample"], rows),
+    ]
 
 
 def recorder_notes(e: ExplainedTest) -> list[Block]:
     """What the recorder did over the test, and what it could not keep."""
     rec = e.record
-    smallest = min((w.explanation.sample_ns for w in e.windows), default=0)
+    smallest = min((w.explanation.sample_ns for w in e.worst_windows), default=0)
+    figures = f" and each figure's worst ({len(rec.figure_names)} figures)" if rec.figures else ""
     note = (
-        f"Recorder: {rec.source or 'kernel tracer'}, the {rec.keep} worst samples kept "
-        f"({rec.freezes} frozen, {rec.offered} offered); {rec.lost_events} events lost "
+        f"Recorder: {rec.source or 'kernel tracer'}, the {rec.keep} worst samples{figures} "
+        f"kept ({rec.freezes} cut, {rec.offered} offered); {rec.lost_events} events lost "
         "over the test."
     )
     out: list[Block] = [Para(note, "note")]
@@ -92,8 +116,9 @@ def recorder_notes(e: ExplainedTest) -> list[Block]:
     if rec.uncaptured and rec.uncaptured_max_ns > smallest:
         out.append(
             Para(
-                f"A sample of {us2(rec.uncaptured_max_ns)} µs came while every buffer was busy "
-                "being read: it would have been kept and is not explained.",
+                f"A sample of {us2(rec.uncaptured_max_ns)} µs came when the recorder could not "
+                "cut its window (its reader had fallen behind): it would have been kept and is "
+                "not explained.",
                 "warn",
             )
         )

@@ -40,6 +40,7 @@ enum rtg_mode {
 struct rtg_explain_config {
     bool off;
     unsigned keep;
+    unsigned figures; /* figures whose worst sample is kept besides the K worst */
     uint64_t floor_ns, lookback_ns;
     unsigned buffer_kb, max_events;
 };

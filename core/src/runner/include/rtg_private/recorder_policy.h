@@ -3,13 +3,17 @@
  * complete. The port (rtg/osal_trace.h, struct rtg_trace_ops) supplies
  * only its events and its clock; it never calls up into this.
  *
- * Kept: the K worst samples above the floor, worst first. A sample enters
- * when fewer than K are kept, or when it is worse than the least bad kept
- * (a tie does not enter), which then falls out (of equals, the one kept
- * last). A sample that enters is frozen at once, its window cut by the
- * port into the slot the displaced one held; when the port cannot freeze
- * now, the kept set is left as it was and the sample is counted
- * uncaptured (with the largest).
+ * Kept: the K worst samples above the floor, worst first, and the worst
+ * sample of each figure (metric) that is not among them, as long as the
+ * port has slots for the figures (cfg.slots - K; the figures after that
+ * are counted untracked). A sample enters the K worst when fewer than K
+ * are kept, or when it is worse than the least bad of them (a tie does
+ * not enter), which then falls out (of equals, the one kept last); it
+ * enters as its figure's worst when it is worse than that figure's kept
+ * one. A slot is freed when its sample is neither. A sample that enters
+ * is cut at once into a free slot; when the port cannot cut now, the kept
+ * set is left as it was and the sample is counted uncaptured (with the
+ * largest).
  *
  * Complete, the one meaning on every port: a window is complete when it
  * holds every event of its CPU from the sample's release to its end. Its
@@ -30,23 +34,31 @@
 struct rtg_trace_result {
     struct rtg_trace_about about;
     size_t n_windows;
-    struct rtg_trace_window windows[RTG_TRACE_KEEP_MAX]; /* worst first */
+    struct rtg_trace_window windows[RTG_TRACE_SLOTS_MAX]; /* worst first */
     uint64_t offered; /* samples above the floor offered */
     uint64_t freezes; /* windows frozen (kept or displaced by worse ones) */
     /* Samples that would have been kept but could not be frozen (every
      * buffer busy): how many, and the largest. */
     uint64_t uncaptured, uncaptured_max_ns;
+    /* Figure maxima offered when every figure slot was taken: not kept. */
+    uint64_t figures_untracked;
+    /* The figures whose worst the recorder tracked, in the order first seen. */
+    size_t n_figures;
+    char figures[RTG_TRACE_SLOTS_MAX][RTG_TRACE_METRIC_MAX];
     uint64_t lost_events; /* over the run, every buffer and CPU */
 };
 void rtg_trace_result_free(struct rtg_trace_result *r);
 
 /* A sample offered: release to end on the trace clock, by the thread tid on
- * cpu (cpu -1: the calling thread, as the port says). */
+ * cpu (cpu -1: the calling thread, as the port says). figure_max: the
+ * caller's hint that it is its figure's worst so far (a sample without it
+ * is judged only against the K worst). */
 struct rtg_sample {
     const char *metric;
     uint64_t release_ns, end_ns;
     int cpu;
     int32_t tid;
+    bool figure_max;
 };
 
 struct rtg_recorder;
@@ -57,7 +69,7 @@ int rtg_recorder_open(struct rtg_recorder **out, const struct rtg_trace_ops *por
 /* A sample from the thread whose wake-up it measures, right after it ran.
  * Cheap unless it enters the kept set. */
 void rtg_recorder_offer(struct rtg_recorder *r, const char *metric, uint64_t release_ns,
-                        uint64_t end_ns);
+                        uint64_t end_ns, bool figure_max);
 /* Several samples at once (ending together on several CPUs): each judged
  * in turn, those that enter frozen by one freeze. */
 void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample *s, size_t n);

@@ -9,6 +9,7 @@
 #include "rtg/stats.h"
 
 #define RTG_METRIC_NAME_MAX 96
+#define RTG_SPAN_ENDS_NOW UINT64_MAX
 
 struct rtg_metric {
     char name[RTG_METRIC_NAME_MAX]; /* <object>.<operation>.<condition> */
@@ -23,7 +24,8 @@ struct rtg_metric {
      * that outlives the metric (a literal). */
     const char *condition_unmet;
     /* Told of every interval, when set: the flight recorder keeps the
-     * kernel's events around the worst (rtg_metric_explain, rtg/test.h). */
+     * kernel's events around the worst (rtg_metric_explain, rtg/test.h).
+     * from_ns RTG_SPAN_ENDS_NOW: to_ns is a duration that ended just now. */
     void (*watch)(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns, bool worst);
     void *watch_arg;
 };
@@ -59,6 +61,17 @@ static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, u
         rtg_metric_add(m, to_ns - from_ns, at_ns);
     if (m->watch)
         m->watch(m->watch_arg, m->name, from_ns, to_ns, worst);
+}
+/* A sample of ns that ends now, measured on the measuring clock (a
+ * counter, not the trace clock): when the recorder keeps it, it places the
+ * interval on the trace clock as [now - ns, now], read only then. For a
+ * figure recorded by the thread whose wait or work it measures, at once. */
+static inline void rtg_metric_span(struct rtg_metric *m, uint64_t ns, uint64_t at_ns)
+{
+    bool worst = m->stats.count == 0 || ns > m->stats.max;
+    rtg_metric_add(m, ns, at_ns);
+    if (m->watch)
+        m->watch(m->watch_arg, m->name, RTG_SPAN_ENDS_NOW, ns, worst);
 }
 /* Merges b into a; a tracks blocks if b does (it may allocate: not in a hot path). */
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);

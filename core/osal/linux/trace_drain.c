@@ -28,11 +28,11 @@ static uint64_t add_missed(uint64_t total, uint64_t m)
     return total + m;
 }
 
-static void drain_cpu(struct rtg_trace_port *t, struct cpu_ring *r)
+static void drain_cpu(struct rtg_trace_port *t, struct cpu_ring *r, uint64_t until_ns)
 {
     if (r->fd < 0)
         return;
-    for (;;) {
+    for (bool past = false; !past;) {
         /* read aside first: a full ring gives up its oldest page only for a new one */
         ssize_t got = read(r->fd, t->page, t->page_size);
         if (got <= 0)
@@ -48,15 +48,16 @@ static void drain_cpu(struct rtg_trace_port *t, struct cpu_ring *r)
         r->missed[slot] = missed;
         r->n++;
         t->pages_read++;
+        past = r->ts[slot] > until_ns; /* every event up to until_ns is read */
         if (missed)
             t->lost_events = add_missed(t->lost_events, missed);
     }
 }
 
-void rtg_tr_drain_all(struct rtg_trace_port *t)
+void rtg_tr_drain_all(struct rtg_trace_port *t, uint64_t until_ns)
 {
     for (size_t i = 0; i < t->n_rings; i++)
-        drain_cpu(t, &t->rings[i]);
+        drain_cpu(t, &t->rings[i], until_ns);
     t->drains++;
 }
 

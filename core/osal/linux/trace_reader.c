@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <poll.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,13 +274,18 @@ static void cut_from_ring(struct rtg_trace_port *t, const struct cpu_ring *r, st
     size_t first = rtg_tr_ring_first(r, c->from_ns);
     for (size_t i = 0; i < r->n; i++) {
         size_t slot = (r->head + i) % r->cap;
-        if (r->ts[slot] > c->to_ns)
-            break;
-        if (r->missed[slot]) { /* events were lost just before this page */
-            held = r->ts[slot] > held ? r->ts[slot] : held;
-            if (r->ts[slot] > c->from_ns)
+        if (r->missed[slot]) {
+            /* events were lost between the page before and this one: from
+             * this page's start on everything is held; a hole that opens
+             * before the window's end may have taken part of it */
+            bool before_end = i == 0 || r->ts[(r->head + i - 1) % r->cap] <= c->to_ns;
+            if (before_end || r->ts[slot] <= c->to_ns)
+                held = r->ts[slot] > held ? r->ts[slot] : held;
+            if (before_end && r->ts[slot] > c->from_ns)
                 *lost_inside += r->missed[slot] == UINT64_MAX ? 1 : r->missed[slot];
         }
+        if (r->ts[slot] > c->to_ns)
+            break;
         if (i >= first)
             walk_page(t, r, i, on_event, g);
     }
@@ -407,10 +413,17 @@ static void drain_and_cut(struct rtg_trace_port *t)
 {
     pthread_mutex_lock(&t->lock);
     size_t asked = t->p_len;
+    uint64_t until = 0;
+    for (size_t k = 0; k < asked; k++) {
+        const struct pending *p = &t->pending[(t->p_head + k) % PENDING_MAX];
+        until = p->cut.to_ns > until ? p->cut.to_ns : until;
+    }
     pthread_mutex_unlock(&t->lock);
-    rtg_tr_drain_all(t);
-    if (asked == 0)
+    if (asked == 0) {
+        rtg_tr_drain_all(t, UINT64_MAX);
         return;
+    }
+    rtg_tr_drain_all(t, until);
     struct steal_reading *now = malloc(sizeof *now);
     if (now)
         rtg_tr_read_steal(t, now);
@@ -424,6 +437,7 @@ static void drain_and_cut(struct rtg_trace_port *t)
             make_cut(t, &p, now);
     }
     free(now);
+    rtg_tr_drain_all(t, UINT64_MAX);
 }
 
 /* Off the measured CPUs when there are others (the calling thread's own
@@ -450,6 +464,7 @@ static void *reader_main(void *arg)
     leave_measured_cpus(t);
     rtg_tr_read_steal(t, &t->steal_last);
     t->steal_prev = t->steal_last;
+    sem_post(&t->started); /* off the measured CPUs now: the test may begin */
     struct pollfd fds[1025];
     size_t nf = 0;
     fds[nf++] = (struct pollfd){.fd = t->wake_fd, .events = POLLIN};
@@ -490,20 +505,40 @@ static void *reader_main(void *arg)
 #define READER_STACK (64u * 1024u)
 
 /* The reader runs SCHED_OTHER, on the CPUs not measured when there are any. */
-int rtg_tr_start_reader(struct rtg_trace_port *t)
+static int start_reader_as(struct rtg_trace_port *t, int policy, int prio)
 {
     pthread_attr_t a;
     pthread_attr_init(&a);
     long least = sysconf(_SC_THREAD_STACK_MIN);
     pthread_attr_setstacksize(&a, least > (long)READER_STACK ? (size_t)least : READER_STACK);
     pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-    pthread_attr_setschedpolicy(&a, SCHED_OTHER);
-    struct sched_param sp = {.sched_priority = 0};
+    pthread_attr_setschedpolicy(&a, policy);
+    struct sched_param sp = {.sched_priority = prio};
     pthread_attr_setschedparam(&a, &sp);
     int e = pthread_create(&t->reader, &a, reader_main, t);
     pthread_attr_destroy(&a);
     t->reader_started = e == 0;
+    /* The reader starts with the test's affinity (often its one CPU) and
+     * leaves it on its first instructions; until then a burst of the
+     * test's real-time threads there would starve it. Wait for it. */
+    while (e == 0 && sem_wait(&t->started) != 0)
+        ;
     return e;
+}
+
+/* SCHED_FIFO 1: below every test thread (they run at --prio, and a thread
+ * at 1 is never preempted by it), above every ordinary task. An ordinary
+ * reader woken on a CPU a test's real-time threads keep busy waited there
+ * while a burst of events (THR-P-PRE's 3,000 hand-overs in some 10 ms)
+ * overran its buffer; a real-time one is pushed at once to a CPU where it
+ * can run. Its work per wake-up is bounded (what the buffers hold, and the
+ * cuts asked), and RT throttling bounds it too. SCHED_OTHER where
+ * real-time is refused. */
+int rtg_tr_start_reader(struct rtg_trace_port *t)
+{
+    if (start_reader_as(t, SCHED_FIFO, 1) == 0)
+        return 0;
+    return start_reader_as(t, SCHED_OTHER, 0);
 }
 
 /* Function addresses into names, from /proc/kallsyms, for the events of

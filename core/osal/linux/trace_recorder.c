@@ -101,9 +101,11 @@ static int open_linux(struct rtg_trace_port **out, const struct rtg_trace_config
     pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
     pthread_mutex_init(&t->lock, &ma);
     pthread_mutexattr_destroy(&ma);
+    sem_init(&t->started, 0, 0);
     if ((e = rtg_tr_start_reader(t))) {
         snprintf(why, n, "cannot start the trace reader thread: %s", strerror(e));
         pthread_mutex_destroy(&t->lock);
+        sem_destroy(&t->started);
         goto fail;
     }
     *out = t;
@@ -163,6 +165,7 @@ static void stop_linux(struct rtg_trace_port *t, uint64_t *lost)
         (void)!write(t->on_fd, "0", 1);
         rtg_tr_teardown(t);
         pthread_mutex_destroy(&t->lock);
+        sem_destroy(&t->started);
         close(t->wake_fd);
         t->wake_fd = -1;
         rtg_tr_resolve_symbols(t);

@@ -6,6 +6,7 @@
 #ifndef RTG_TRACE_RECORDER_H
 #define RTG_TRACE_RECORDER_H
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -78,6 +79,7 @@ struct rtg_trace_port {
     size_t p_head, p_len;
     int wake_fd; /* an eventfd: a cut was asked for, or stop */
     pthread_t reader;
+    sem_t started; /* posted by the reader once it left the measured CPUs */
     bool reader_started;
     _Atomic bool quit;
 
@@ -103,8 +105,11 @@ int rtg_tr_setup_instance(struct rtg_trace_port *t, char *why, size_t n);
 void rtg_tr_teardown(struct rtg_trace_port *t);
 
 /* ---- trace_drain.c ---- */
-/* Reads every page each measured CPU's buffer holds into its ring. */
-void rtg_tr_drain_all(struct rtg_trace_port *t);
+/* Reads each measured CPU's buffer into its ring: every page it holds, or
+ * up to the first page after until_ns (the rest is read after the cuts, so
+ * that a busy CPU's stream cannot push a window out of the ring before it
+ * is cut). */
+void rtg_tr_drain_all(struct rtg_trace_port *t, uint64_t until_ns);
 /* Each page of ring r from the one holding from_ns (or the one before it)
  * on, in order: its index in ring order (0: the oldest), or r->n when
  * every page is older. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtg/metric.h"
 #include "rtg/osal.h"
 #include "rtg_private/recorder_policy.h"
 
@@ -163,6 +164,19 @@ int rtg_recorder_open(struct rtg_recorder **out, const struct rtg_trace_ops *por
 void rtg_recorder_offer(struct rtg_recorder *r, const char *metric, uint64_t release_ns,
                         uint64_t end_ns, bool figure_max)
 {
+    if (r && release_ns == RTG_SPAN_ENDS_NOW) {
+        /* a duration that ended now: placed on the trace clock only when it
+         * may be kept (the clock is read on the slow path alone) */
+        uint64_t d = end_ns;
+        if (d <= r->cfg.floor_ns ||
+            (d <= atomic_load_explicit(&r->fast, memory_order_relaxed) && !figure_max)) {
+            if (d > r->cfg.floor_ns)
+                atomic_fetch_add_explicit(&r->offered, 1u, memory_order_relaxed);
+            return;
+        }
+        end_ns = rtg_mono_ns();
+        release_ns = end_ns > d ? end_ns - d : 0;
+    }
     struct rtg_sample s = {metric, release_ns, end_ns, -1, 0, figure_max};
     rtg_recorder_offer_samples(r, &s, 1);
 }

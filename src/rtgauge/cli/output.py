@@ -135,6 +135,10 @@ def emit_report(
     JSON file each)."""
     from rtgauge.report.formats import EXPORTERS
 
+    if fmt == "html" and report.window_links is None:  # a file carries its windows' files
+        from rtgauge.traces.window_files import embedded_links
+
+        report.window_links = embedded_links(report)
     exporter = EXPORTERS[fmt]
     path = destination(args, fmt, name)
     refuse_inputs(path, inputs)

@@ -23,7 +23,9 @@ from rtgauge.run import Run
 from rtgauge.traces.perfetto import ExportedWindow, run_windows
 from rtgauge.traces.tracecmd import Line, parse, read
 from rtgauge.traces.tracecmd_events import to_event
-from rtgauge.traces.tracedat import releases, trace_dat_bytes
+from rtgauge.traces.tracedat import SECOND, releases, trace_dat_bytes
+from rtgauge.traces.tracedat_events import Catalogue
+from rtgauge.traces.tracedat_format import Entry, trace_dat
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "explain"
 RUNS = ["hog_run.json", "freertos_run.json"]
@@ -166,3 +168,39 @@ def test_a_window_of_thousands_of_events_and_a_long_gap_comes_back_whole(tmp_pat
     want = sorted((_as_written(e, r) for w, r in zip(windows, rels, strict=True)
                    for e in w.events), key=lambda e: (e.cpu, e.t))  # fmt: skip
     assert _events_back(read(out).lines) == want
+
+
+def test_an_imported_cyclictest_trace_is_written_back_as_its_window(
+    cli: Any, tmp_path: Path
+) -> None:
+    """`rtgauge explain T.dat --format trace-dat`: a trace.dat laid out as
+    trace-cmd records cyclictest (the hog run's first window, then
+    cyclictest's "hit latency threshold" marker by the measured thread) is
+    imported through `trace-cmd report`, explained, and written back: the
+    window's events come back, the hog is named."""
+    _trace_cmd()
+    w = _windows("hog_run.json")[0]
+    x = w.explanation
+    thread = next(e.pid2 for e in w.events if e.kind == "switch" and e.t == x.switch_at)
+    cat, rel = Catalogue(), SECOND
+    entries = [Entry(rel + e.t, e.cpu, cat.record(e, rel + (e.now if e.now is not None else e.t)))
+               for e in w.events]  # fmt: skip
+    text = f"hit latency threshold ({x.sample_ns // 1000} > 1000)"
+    entries.append(Entry(rel + x.sample_ns + 1000, x.cpu, cat.marker(thread, text)))
+    recorded = tmp_path / "cyclictest.dat"
+    recorded.write_bytes(trace_dat(cat.ftrace_types(), cat.event_types(), cat.kallsyms(),
+                                   "", sorted(entries, key=lambda e: e.ts)))  # fmt: skip
+    out = tmp_path / "window.dat"
+    code, _, err = cli("explain", str(recorded), "--format", "trace-dat", "--out", str(out))
+    assert code == 0, err
+    lines = read(out).lines
+    hog = next(e.pid2 for e in w.events if e.kind == "switch" and e.name2 == "python3")
+    head = next(
+        ln.body for ln in lines if ln.event == "print" and "sample 1: cyclictest.dat" in ln.body
+    )
+    assert f"python3/{hog}" in head
+    back = [dataclasses.replace(e, t=0) for e in _events_back(lines)]
+    kept = [dataclasses.replace(_as_written(e, 0), t=0) for e in w.events]
+    # the imported window: the recorded events from 1 ms before the release on
+    assert all(e in kept for e in back)
+    assert len(back) >= len([e for e in w.events if e.t >= -1_000_000])

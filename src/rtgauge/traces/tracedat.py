@@ -12,15 +12,14 @@ A trace.dat has no span of time other than between two events, so the
 explanation is written as markers (ftrace `print` events, what a write to
 trace_marker makes), on the sample's CPU and by the task current there:
 
-- at the window's start, `sample N: TEST METRIC X us on CPU c — CULPRIT`,
+- at the window's start, `sample N: TEST METRIC X us on CPU c - CULPRIT`,
   then one line per part of the explanation (`part 1/3: LABEL: X us`);
 - at each piece's start and end, `begin LABEL` and `end LABEL (X us)`;
 - at the release, the wake-up, the switch-in and the end, `release`,
   `wake-up`, `switch-in`, `end`.
 
 Every marker reads `rtgauge: sample N: …` (the `print` event names its
-source), so a filter on it finds one
-window's.
+source), so a filter on it finds one window's.
 """
 
 from __future__ import annotations

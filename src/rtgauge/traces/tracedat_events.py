@@ -22,6 +22,7 @@ COMM = 16
 NAME = 32  # an irq's or IPI's name: the kernel's is a string of any length
 SYMBOL_BASE = 0xFFFFFFFFC0000000
 MARKER_SYMBOL = "rtgauge"  # what a marker's `ip` names
+MARKER_MAX = 1024  # a marker's text in bytes at most (the kernel's trace_marker: 4 KB)
 _IDLE_EXIT = 0xFFFFFFFF  # cpu_idle's state (u32)-1: the CPU left its idle state
 
 _STATE_MASK = "(0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040)"
@@ -184,8 +185,10 @@ class Catalogue:
         return t.record(pid, values)
 
     def marker(self, pid: int, text: str) -> bytes:
+        """A print event; its text cut at MARKER_MAX bytes (a record fits a page)."""
         self._type("print", PRINT)
-        return PRINT.record(pid, [self.symbols[MARKER_SYMBOL], text.encode() + b"\0"])
+        buf = text.encode()[:MARKER_MAX].decode(errors="ignore").encode() + b"\0"
+        return PRINT.record(pid, [self.symbols[MARKER_SYMBOL], buf])
 
     def kallsyms(self) -> str:
         return "".join(f"{a:016x} t {n}\n" for n, a in sorted(self.symbols.items(),

@@ -1,18 +1,26 @@
 """rtgauge explain RUN: why each worst sample of a stored run was late, as
 the report says it, for one test or all (text, Markdown, HTML or JSON), or
-the kept windows as a Chrome/Perfetto trace (--format perfetto,
-docs/traces.md). RUN is a bundle file or a stored run's id, or a trace-cmd recording of
+the kept windows as a Chrome/Perfetto trace (--format perfetto) or as a
+trace-cmd trace.dat (--format trace-dat, docs/traces.md). RUN is a bundle file or a stored run's id, or a trace-cmd recording of
 cyclictest (TRACE.dat), whose breaking sample is explained the same way."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from rtgauge.analysis.analysed_run import AnalysedRun, explained_json
-from rtgauge.cli.output import add_output, chosen_format, emit, emit_report
+from rtgauge.cli.output import (
+    add_output,
+    chosen_format,
+    destination,
+    emit,
+    emit_report,
+    refuse_inputs,
+)
 from rtgauge.cli.run_source import add_run_inputs, read_run
 from rtgauge.errors import UsageError
 from rtgauge.model import TestRecord
@@ -22,9 +30,10 @@ from rtgauge.run import Run
 from rtgauge.traces.explain_trace import as_json as trace_json
 from rtgauge.traces.explain_trace import explained, exported, is_trace
 from rtgauge.traces.explain_trace import report as trace_report
-from rtgauge.traces.perfetto import run_windows, trace_document
+from rtgauge.traces.perfetto import ExportedWindow, run_windows, trace_document
+from rtgauge.traces.tracedat import trace_dat_bytes
 
-FORMATS = ("text", "md", "html", "json", "perfetto")
+FORMATS = ("text", "md", "html", "json", "perfetto", "trace-dat")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -74,6 +83,9 @@ def execute(args: argparse.Namespace) -> int:
         doc = trace_document(run_windows(a, tests))
         emit(args, json.dumps(doc) + "\n", fmt, name, [source.path])
         return 0
+    if fmt == "trace-dat":
+        emit_trace_dat(args, run_windows(a, tests), [source.path])
+        return 0
     blocks: list[Block] = [Heading(1, f"Why the worst cases: {run.host} {run.system.host.release}")]
     if not run.complete:
         blocks.append(Para("The run is incomplete; the tests that finished are shown.", "warn"))
@@ -95,6 +107,30 @@ def _execute_trace(args: argparse.Namespace) -> int:
         emit(args, json.dumps(trace_json(path, xs), indent=1) + "\n", fmt, name, [path])
     elif fmt == "perfetto":
         emit(args, json.dumps(trace_document(exported(path, xs))) + "\n", fmt, name, [path])
+    elif fmt == "trace-dat":
+        emit_trace_dat(args, exported(path, xs), [path])
     else:
         emit_report(args, trace_report(path, xs), fmt, name, [path])
     return 0
+
+
+def emit_trace_dat(
+    args: argparse.Namespace, windows: list[ExportedWindow], inputs: list[Path | None]
+) -> None:
+    """The windows as a trace.dat where --out says: a file, or stdout when it
+    is not a terminal (the file is binary)."""
+    path = destination(args, "trace-dat", "")
+    refuse_inputs(path, inputs)
+    data = trace_dat_bytes(windows)
+    if path is None:
+        if sys.stdout.isatty():
+            raise UsageError("--format trace-dat writes a binary file: give --out FILE")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    print(path)

@@ -6,7 +6,7 @@ that writes output.
   (NAME: the input bundle's name, run-ID for a stored run, the command's
   name otherwise), never beside a bundle inside a store.
 - Without --format, a --out FILE whose extension names a format the command
-  offers (.txt .md .json .html .xml .csv) takes it; otherwise the default is
+  offers (.txt .md .json .html .xml .csv .dat) takes it; otherwise the default is
   text when stdout is a terminal, and the command's piped default when it is
   not (md for the documents report, explain and compare; text or json as the
   command says).
@@ -37,6 +37,7 @@ _BY_SUFFIX = {
     ".htm": "html",
     ".xml": "junit",
     ".csv": "csv",
+    ".dat": "trace-dat",
 }
 
 
@@ -134,6 +135,10 @@ def emit_report(
     JSON file each)."""
     from rtgauge.report.formats import EXPORTERS
 
+    if fmt == "html" and report.window_links is None:  # a file carries its windows' files
+        from rtgauge.traces.window_files import embedded_links
+
+        report.window_links = embedded_links(report)
     exporter = EXPORTERS[fmt]
     path = destination(args, fmt, name)
     refuse_inputs(path, inputs)

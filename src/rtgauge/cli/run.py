@@ -25,6 +25,7 @@ from rtgauge.report.summary import summary_text
 from rtgauge.store import Location, RunWriter
 from rtgauge.targets.base import Target
 from rtgauge.targets.registry import add_target_options, make_target
+from rtgauge.traces.window_files import embedded_links
 
 
 def add_probe_options(p: argparse.ArgumentParser) -> None:
@@ -208,7 +209,9 @@ def perform(
         print(f"rtgauge: target: {term(message)}", file=err)
     if not args.no_report:
         html = EXPORTERS["html"]
-        (written,) = html.write(run_report(analysed), path.with_suffix(html.suffix))
+        report = run_report(analysed)
+        report.window_links = embedded_links(report)  # the report file carries them
+        (written,) = html.write(report, path.with_suffix(html.suffix))
         if summary:
             print(f"report: {written}")
     return _exit_code(code, bundle.complete, stopped, bad_lines), path

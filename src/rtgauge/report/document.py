@@ -5,6 +5,7 @@ formats' business."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -68,7 +69,22 @@ class Notice:
     kind: str = "warn"
 
 
-Block = Heading | Para | Table | Chart | Pre | Details | Notice
+@dataclass
+class WindowFiles:
+    """Downloads of one kept window (the HTML formats only; the others leave
+    it out): the window as files a trace viewer opens. The renderer decides
+    where they are (embedded in a report file, a server's address)."""
+
+    test: str
+    index: int  # the window's place among the test's kept windows, worst first
+    run: int = 0  # the run's place in the report
+
+
+Block = Heading | Para | Table | Chart | Pre | Details | Notice | WindowFiles
+
+# a download: (the link's text, where it is, the file name it is saved under)
+Link = tuple[str, str, str]
+WindowLinks = Callable[[WindowFiles], list[Link]]
 
 
 def cells(*texts: str) -> list[Cell]:
@@ -85,6 +101,9 @@ class Report:
     # The analysed runs behind it, in the runs' order: what the formats that
     # carry data (json, junit, lava) render, the deadline verdicts among it.
     analysed: list[AnalysedRun] = field(default_factory=list)
+    # where a kept window's files are (HTML): set by whoever writes the
+    # report (a file embeds them, a server links its addresses); None: no links
+    window_links: WindowLinks | None = None
 
     def claim(self, i: int) -> DeadlineClaim | None:
         return self.analysed[i].claim if i < len(self.analysed) else None

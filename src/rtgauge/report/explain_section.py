@@ -12,7 +12,7 @@ from rtgauge.analysis.explain import UNACCOUNTED, Explanation
 from rtgauge.analysis.explain_audit import Bearing
 from rtgauge.fmt import us2
 from rtgauge.model import TestRecord
-from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table
+from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table, WindowFiles
 from rtgauge.report.timeline import timeline_svg
 
 
@@ -62,12 +62,15 @@ def test_section(a: AnalysedRun, test: TestRecord) -> list[Block]:
         return out + [Para(e.why_not, "note")]
     if not e.windows:
         out.append(Para("No sample was kept (none above the recorder's floor).", "note"))
-    for w in e.worst_windows:
+    for i, w in enumerate(e.windows):
+        if not w.worst:
+            continue  # a figure's worst only: a line in the figures' table below
         x = w.explanation
         out.append(Para(headline(x), "lead"))
         out += [Para(bearing_line(b, x.sample_ns)) for b in w.bearings]
         out.append(parts_table(x))
         out.append(Chart(timeline_svg(x), "the sample's timeline on its CPU"))
+        out.append(WindowFiles(test.id, i))
     return out + figures_table(e) + recorder_notes(e)
 
 

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import re
 
-from rtgauge.report.document import Report
-from rtgauge.report.formats import EXPORTERS
+from rtgauge.report.document import Report, WindowLinks
+from rtgauge.report.formats.html_page import render_html
 
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
 _HEAD_CLOSE = re.compile(r"</head>", re.IGNORECASE)
 
 
-def framed(report: Report, top: str, bottom: str = "") -> str:
+def framed(report: Report, top: str, bottom: str = "", links: WindowLinks | None = None) -> str:
     """The report as HTML with `top` (the bar, markup built from escaped text)
-    first in its body and `bottom` (scripts) last."""
-    document = EXPORTERS["html"].render(report)
+    first in its body and `bottom` (scripts) last; a kept window's files are
+    where `links` says (the server's own addresses), none when it says nothing."""
+    document = render_html(report.title, report.blocks, links or (lambda _: []))
     css = '<link rel="stylesheet" href="/static/dashboard.css"><link rel="icon" href="data:,">'
     head = _HEAD_CLOSE.search(document)
     if head:

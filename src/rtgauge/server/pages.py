@@ -5,21 +5,25 @@ exporter), framed by the dashboard's bar and interactive charts."""
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+import re
+from urllib.parse import quote, urlencode
 
 import jinja2
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, Response
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.ratings import load_criteria
 from rtgauge.report.compare_report import bundles_report
+from rtgauge.report.document import Link, WindowFiles, WindowLinks
 from rtgauge.report.history_report import history_report
 from rtgauge.report.run_report import bundle_report
 from rtgauge.server import views
 from rtgauge.server.frame import framed
 from rtgauge.server.state import filter_of, name_param, run_number, state
 from rtgauge.store.index_row import STATUSES
+from rtgauge.traces.window_files import BY_KEY, KINDS, file_name, window, window_bytes
 
 COLUMNS = [
     ("time", "time"),
@@ -79,7 +83,42 @@ def run_page(request: Request) -> HTMLResponse:
     row = views.run_row(st.store, run_number(request.path_params["run_id"]))
     run = st.cache.get(st.store, row)
     top = _page("run_top.html", row=row, store=st.store_name)
-    return HTMLResponse(framed(bundle_report(run.bundle), top, _page("scripts.html")))
+    page = framed(bundle_report(run.bundle), top, _page("scripts.html"), window_links(row.id))
+    return HTMLResponse(page)
+
+
+def window_links(run_id: int) -> WindowLinks:
+    """A kept window's files on the run's page: the server's addresses."""
+
+    def links(f: WindowFiles) -> list[Link]:
+        base = f"/runs/{run_id}/windows/{quote(f.test, safe='')}/{f.index + 1}"
+        return [(k.label, f"{base}.{k.key}", file_name(f.test, f.index, k)) for k in KINDS]
+
+    return links
+
+
+_WINDOW_FILE = re.compile(r"^([1-9][0-9]{0,3})\.([a-z]+)$")
+
+
+def window_file(request: Request) -> Response:
+    """/runs/ID/windows/TEST/N.json or N.dat: the test's N-th kept window
+    (worst first) as a Perfetto trace or a trace.dat (docs/traces.md)."""
+    st = state(request)
+    row = views.run_row(st.store, run_number(request.path_params["run_id"]))
+    test = name_param(request.path_params["test_id"]) or ""
+    m = _WINDOW_FILE.match(request.path_params["name"])
+    if m is None or m[2] not in BY_KEY:
+        raise HTTPException(404, "a window's file is N.json or N.dat")
+    kind, index = BY_KEY[m[2]], int(m[1]) - 1
+    w = window(AnalysedRun.of(st.cache.get(st.store, row).bundle), test, index)
+    if w is None:
+        raise HTTPException(404, f"run {row.id} keeps no window {index + 1} of {test}")
+    name = file_name(test, index, kind)
+    return Response(
+        window_bytes(w, kind),
+        media_type=kind.media_type,
+        headers={"Content-Disposition": f'attachment; filename="{quote(name)}"'},
+    )
 
 
 def compare_page(request: Request) -> HTMLResponse:

@@ -1,11 +1,25 @@
-"""HTML renderer: one self-contained file, styles inline, charts inline SVG."""
+"""HTML renderer: one self-contained file, styles inline, charts inline SVG,
+a kept window's files where the report's window_links say."""
 
 from __future__ import annotations
 
 import re
 from html import escape
 
-from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Pre, Report, Table
+from rtgauge.report.document import (
+    Block,
+    Cell,
+    Chart,
+    Heading,
+    Link,
+    Notice,
+    Para,
+    Pre,
+    Report,
+    Table,
+    WindowFiles,
+    WindowLinks,
+)
 from rtgauge.report.formats.exporter import TextExporter
 
 STYLE = """
@@ -23,7 +37,7 @@ background:#f6f8fa}
 .tw{overflow-x:auto;max-width:100%}td{overflow-wrap:anywhere}
 .better{background:#dafbe1;font-weight:600}.worse{color:#57606a}
 .pass{background:#dafbe1;font-weight:600}.fail{background:#ffebe9;font-weight:600;color:#a40e26}
-.muted{color:#8c959f}
+.muted{color:#8c959f}.files{font-size:13px;margin-top:0}
 svg.chart{width:100%;max-width:660px;display:block;margin:6px 0}
 svg .tk{font-size:10px;fill:#57606a}svg .ax{font-size:11px;fill:#24292f}svg .lg{font-size:11px}
 pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:320px;font-size:12px}
@@ -45,7 +59,7 @@ def _td(c: Cell) -> str:
     return f"<td{attr}>{text}</td>"
 
 
-def _block(b: Block) -> str:
+def _block(b: Block, links: WindowLinks) -> str:
     if isinstance(b, Heading):
         anchor = f' id="{escape(b.anchor)}"' if b.anchor else ""
         return f"<h{b.level}{anchor}>{escape(b.text)}</h{b.level}>"
@@ -67,12 +81,25 @@ def _block(b: Block) -> str:
     if isinstance(b, Notice):
         items = "".join(f"<li>{escape(i)}</li>" for i in b.items)
         return f'<div class="{escape(b.kind)}"><strong>{escape(b.title)}</strong><ul>{items}</ul></div>'
-    inner = "".join(_block(x) for x in b.blocks)
+    if isinstance(b, WindowFiles):
+        found = links(b)
+        if not found:
+            return ""
+        items = " · ".join(
+            f'<a href="{escape(href)}" download="{escape(name)}">{escape(text)}</a>'
+            for text, href, name in found
+        )
+        return f'<p class="files">This window as a file: {items}</p>'
+    inner = "".join(_block(x, links) for x in b.blocks)
     return f"<details><summary>{escape(b.summary)}</summary>{inner}</details>"
 
 
-def render_html(title: str, blocks: list[Block]) -> str:
-    body = "\n".join(_block(b) for b in blocks)
+def _no_links(_: WindowFiles) -> list[Link]:
+    return []
+
+
+def render_html(title: str, blocks: list[Block], links: WindowLinks = _no_links) -> str:
+    body = "\n".join(_block(b, links) for b in blocks)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
@@ -85,4 +112,4 @@ class HtmlExporter(TextExporter):
     name, suffix = "html", ".html"
 
     def render(self, report: Report) -> str:
-        return render_html(report.title, report.blocks)
+        return render_html(report.title, report.blocks, report.window_links or _no_links)

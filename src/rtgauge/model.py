@@ -104,6 +104,7 @@ class Metric:
     blocks: Blocks | None = None
     # The condition the name promises did not hold while measured, in words
     condition_unmet: str | None = None
+    unexplained: str | None = None  # why the recorder does not explain its samples
 
     @classmethod
     def read(cls, d: Record) -> Metric:
@@ -118,6 +119,7 @@ class Metric:
             hist=Histogram.read(d["hist"]),
             blocks=Blocks.read(d["blocks"]) if d.get("blocks") else None,
             condition_unmet=d.get("condition_unmet") or None,
+            unexplained=d.get("unexplained") or None,
             **{k: d[k] for k in stats},
         )
 
@@ -291,6 +293,7 @@ class ExplainRecord:
     prio_scale: str = "linux"
     keep: int = 0
     figures: int = 0  # figures whose worst sample the recorder had room for
+    setup_ns: int = 0  # the recorder's open (0: not recorded)
     floor_ns: int = 0
     lookback_ns: int = 0
     offered: int = 0
@@ -313,6 +316,7 @@ class ExplainRecord:
             keep=d.get("keep", 0),
             figures=d.get("figures", 0),
             floor_ns=d.get("floor_ns", 0),
+            setup_ns=d.get("setup_ns", 0),
             lookback_ns=d.get("lookback_ns", 0),
             offered=d.get("offered", 0),
             freezes=d.get("freezes", 0),

@@ -25,11 +25,12 @@ ARGS = ["--quick", "--tests", ",".join(EXPLAINED)]
 PREFIX = {  # each test's explained figures (the catalogue's release_latency)
     "TMR-P-LAT": "timer.wakeup.",
     "IRQ-P-LAT": "irq.task.",
-    "THR-P-PRE": "thread.preempt.timer",
+    "THR-P-PRE": "thread.preempt.",  # the timer's wake-up and the semaphore's hand-over
     "TMO-P-ACC": "timeout.late.",
 }
 REDUCED = re.compile(
-    r"^buffer_kb 512 reduced to (\d+), max_events 1000 reduced to (\d+): (\d+) KB of heap free$"
+    r"^buffer_kb 512 reduced to (\d+), max_events 1000 reduced to (\d+), figures 32 to (\d+): "
+    r"(\d+) KB of heap free$"
 )
 
 
@@ -66,8 +67,12 @@ def test_every_explained_test_keeps_windows_of_the_kernels_events(
         x = tests[tid]["explain"]
         assert x["state"] == "on" and x["why"] is None, (tid, x)
         assert (x["source"], x["clock"], x["prio_scale"]) == ("FreeRTOS trace hooks", clock, "rtos")
-        assert (x["buffer_kb"], x["max_events"]) == (512, 1000) and "reduced" not in x
-        assert x["freezes"] >= len(x["windows"]) == x["keep"] == 3, tid
+        assert (x["buffer_kb"], x["max_events"]) == (512, 1000)
+        # the 16 MB board gives up a few figures' windows, never the ring's or K's
+        assert x.get("reduced", "figures ").startswith("figures "), x.get("reduced")
+        assert x["figures"] >= 16, x["figures"]
+        worst = [w for w in x["windows"] if w["worst"]]
+        assert x["freezes"] >= len(worst) == x["keep"] == 3, tid
         samples = [w["sample_ns"] for w in x["windows"]]
         assert samples == sorted(samples, reverse=True), tid
         for w in x["windows"]:
@@ -113,7 +118,7 @@ def test_rtgauge_explain_names_the_tick_and_the_timer_interrupt(
     found = {t["test"]: t for t in json.loads(_explain(cli, runs[0][1]))}
     assert set(found) == set(EXPLAINED)
     for tid, t in found.items():
-        assert t["state"] == "on" and len(t["windows"]) == 3, tid
+        assert t["state"] == "on" and sum(w["worst"] for w in t["windows"]) == 3, tid
         for w in t["windows"]:
             assert w["complete"] and w["culprit"]["kind"] is not None, (tid, w["culprit"])
             assert sum(p["ns"] for p in w["parts"]) == w["sample_ns"], tid
@@ -124,6 +129,8 @@ def test_rtgauge_explain_names_the_tick_and_the_timer_interrupt(
     for tid in ("TMR-P-LAT", "THR-P-PRE", "TMO-P-ACC"):  # sleeps and timed waits end on a tick
         assert wake[tid] == {"tick interrupt (the wake-up)"}, (tid, wake[tid])
         for w in found[tid]["windows"]:
+            if w["metric"] == "thread.preempt.sem":
+                continue  # a hand-over: a task wakes it, no tick
             assert w["culprit"]["kind"] == "tick-wait", (tid, w["culprit"])
             assert w["culprit"]["text"].endswith("the tick's granularity: the sleep ended on "
                                                  "the first tick after its deadline")  # fmt: skip
@@ -144,7 +151,8 @@ def test_two_icount_runs_give_the_identical_explanation(
         [(w["culprit"], w["parts"]) for t in json.loads(_explain(cli, s)) for w in t["windows"]]
         for s in (a, b)
     ]
-    assert parts[0] == parts[1] and len(parts[0]) == 3 * len(EXPLAINED)
+    worst = [w for t in json.loads(_explain(cli, a)) for w in t["windows"] if w["worst"]]
+    assert parts[0] == parts[1] and len(worst) == 3 * len(EXPLAINED)
 
 
 def test_the_audit_tells_the_recorders_hooks_from_a_tracers(
@@ -164,10 +172,11 @@ def test_the_128k_board_reduces_its_recorder_and_says_so(cli: Any, tmp_path: Pat
         assert x["state"] == "on", (tid, x)
         m = REDUCED.match(x["reduced"])
         assert m, x["reduced"]
-        assert (int(m[1]), int(m[2])) == (x["buffer_kb"], x["max_events"])
+        assert (int(m[1]), int(m[2]), int(m[3])) == (x["buffer_kb"], x["max_events"], x["figures"])
         assert 0 < x["buffer_kb"] < 512 and 16 <= x["max_events"] < 1000
-        assert int(m[3]) * 1024 < 128 * 1024
-        assert len(x["windows"]) == 3 and all(w["complete"] and w["events"] for w in x["windows"])
+        assert int(m[4]) * 1024 < 128 * 1024
+        worst = [w for w in x["windows"] if w["worst"]]
+        assert len(worst) == 3 and all(w["complete"] and w["events"] for w in x["windows"])
     found = json.loads(_explain(cli, _stream(records, tmp_path / "small.jsonl")))
     assert {t["test"] for t in found} == set(EXPLAINED)
     assert all(w["culprit"]["kind"] is not None for t in found for w in t["windows"])

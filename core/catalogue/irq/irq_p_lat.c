@@ -119,6 +119,9 @@ static int run(struct rtg_ctx *ctx)
     /* the task response ends in the woken task, which records it; the
      * service response ends in the handler, not the recording thread */
     rtg_metric_explain(ctx, r.task);
+    r.service->unexplained = "it ends in the timer's handler, and the thread that records it "
+                             "later is not the one the handler ran on; the task response "
+                             "(irq.task.sem_post_wake) to the same expiries is explained";
     int rc = rtg_sem_init(&r.sem, 0);
     if (rc)
         return rtg_fail_error(ctx, "sem_init: %s", strerror(rc));

@@ -23,6 +23,9 @@ struct rtg_metric {
      * The figure is still written, and the host does not rate it. A string
      * that outlives the metric (a literal). */
     const char *condition_unmet;
+    /* In a test whose figures the recorder explains, why this one's samples
+     * are not (a literal), or NULL: the record says it beside the figure. */
+    const char *unexplained;
     /* Told of every interval, when set: the flight recorder keeps the
      * kernel's events around the worst (rtg_metric_explain, rtg/test.h).
      * from_ns RTG_SPAN_ENDS_NOW: to_ns is a duration that ended just now. */

@@ -14,6 +14,7 @@ void rtg_metric_init(struct rtg_metric *m, const char *name)
     m->blocks = NULL;
     m->negative = 0;
     m->condition_unmet = NULL;
+    m->unexplained = NULL;
     m->watch = NULL;
     m->watch_arg = NULL;
 }
@@ -56,6 +57,8 @@ void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b)
     a->negative += b->negative;
     if (!a->condition_unmet) /* a part whose condition failed fails the whole */
         a->condition_unmet = b->condition_unmet;
+    if (!a->unexplained)
+        a->unexplained = b->unexplained;
 }
 
 /* A percentile is printed only when enough samples lie beyond it:
@@ -102,6 +105,8 @@ void rtg_metric_emit(const struct rtg_metric *m, struct rtg_json *j)
     rtg_json_kuint(j, "negative", m->negative);
     if (m->condition_unmet)
         rtg_json_kstr(j, "condition_unmet", m->condition_unmet);
+    if (m->unexplained)
+        rtg_json_kstr(j, "unexplained", m->unexplained);
     if (s->count) {
         rtg_json_kuint(j, "min", s->min);
         rtg_json_kuint(j, "max", s->max);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtg/osal.h"
 #include "rtg_private/explain.h"
 
 static const char *const kind_names[RTG_TEV_KINDS] = {
@@ -46,7 +47,9 @@ void rtg_explain_start(struct rtg_explain *x, const struct rtg_config *cfg, bool
                                        .lookback_ns = cfg->explain.lookback_ns,
                                        .buffer_kb = cfg->explain.buffer_kb,
                                        .max_events = cfg->explain.max_events};
+    uint64_t t0 = rtg_mono_ns();
     int e = rtg_recorder_open(&x->rec, &rtg_trace_port, &x->cfg, x->why, sizeof x->why);
+    x->setup_ns = rtg_mono_ns() - t0;
     if (e) {
         x->state = RTG_EXPLAIN_NOT_HERE;
         if (!x->why[0])
@@ -188,6 +191,7 @@ void rtg_explain_emit(struct rtg_explain *x, struct rtg_json *j)
         rtg_json_kstr(j, "clock", r->about.clock);
         rtg_json_kstr(j, "prio_scale", r->about.prio_scale);
         rtg_json_kuint(j, "keep", x->cfg.keep);
+        rtg_json_kuint(j, "setup_ns", x->setup_ns);
         rtg_json_kuint(j, "figures",
                        (r->about.slots ? r->about.slots : x->cfg.slots) - x->cfg.keep);
         rtg_json_kuint(j, "floor_ns", x->cfg.floor_ns);

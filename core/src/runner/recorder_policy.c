@@ -56,6 +56,11 @@ struct rtg_recorder {
     atomic_ulong offered;
     struct kept *slots; /* cfg.slots: the port's slots, as they are filled */
     struct kept_set set;
+    /* Under the lock, the offer's working copies (not on the measuring
+     * thread's stack: a microcontroller's task stacks are a few KB). */
+    struct kept_set trial;
+    size_t taken_by[RTG_TRACE_SLOTS_MAX]; /* slot -> sample, SIZE_MAX: not in this call */
+    struct rtg_trace_cut cuts[RTG_TRACE_KEEP_MAX];
     struct figure *figs; /* the figures seen, at most cfg.slots - cfg.keep */
     unsigned n_figs;
     uint64_t freezes, uncaptured, uncaptured_max_ns, figures_untracked;
@@ -283,8 +288,9 @@ void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample 
     rtg_mutex_lock(&r->lock);
     /* Each sample judged in turn against the set as the earlier ones left
      * it; a slot taken twice in one call keeps the later sample. */
-    struct kept_set k = r->set;
-    size_t taken_by[RTG_TRACE_SLOTS_MAX]; /* slot -> sample, SIZE_MAX: not in this call */
+    struct kept_set *k = &r->trial;
+    *k = r->set;
+    size_t *taken_by = r->taken_by;
     for (unsigned i = 0; i < RTG_TRACE_SLOTS_MAX; i++)
         taken_by[i] = SIZE_MAX;
     size_t entered = 0;
@@ -295,7 +301,7 @@ void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample 
         uint64_t d = s[i].end_ns - s[i].release_ns;
         int fig = s[i].metric && (s[i].figure_max || d > fast) ? figure_of(r, s[i].metric) : -1;
         untracked += fig < 0 && s[i].figure_max && s[i].metric;
-        int slot = enter(r, &k, fig, d);
+        int slot = enter(r, k, fig, d);
         if (slot < 0)
             continue;
         taken_by[slot] = i;
@@ -303,10 +309,10 @@ void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample 
         largest = d > largest ? d : largest;
     }
     r->figures_untracked += untracked;
-    struct rtg_trace_cut cuts[RTG_TRACE_KEEP_MAX];
+    struct rtg_trace_cut *cuts = r->cuts;
     size_t nc = 0;
     for (unsigned slot = 0; slot < r->cfg.slots && nc < RTG_TRACE_KEEP_MAX; slot++) {
-        if (taken_by[slot] == SIZE_MAX || !k.used[slot])
+        if (taken_by[slot] == SIZE_MAX || !k->used[slot])
             continue; /* not taken in this call, or taken and displaced again in it */
         const struct rtg_sample *x = &s[taken_by[slot]];
         uint64_t lb = r->cfg.lookback_ns;
@@ -327,7 +333,7 @@ void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample 
             kp->tid = cuts[c].tid;
             snprintf(kp->metric, sizeof kp->metric, "%s", x->metric ? x->metric : "");
         }
-        r->set = k;
+        r->set = *k;
         r->freezes += nc;
         set_fast(r);
     } else if (entered) {

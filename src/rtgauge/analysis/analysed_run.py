@@ -229,6 +229,9 @@ def _coverage(test: TestRecord, windows: tuple[ExplainedWindow, ...]) -> tuple[F
     rec = test.explain
     assert rec is not None
     out: list[FigureCover] = []
+    for fig in test.metrics:  # a figure the recorder is not given, and why
+        if fig.unexplained and fig.max is not None:
+            out.append(FigureCover(fig.name, int(fig.max), None, fig.unexplained))
     for name in rec.figure_names:
         m = test.metric(name)
         if m is None or m.max is None:

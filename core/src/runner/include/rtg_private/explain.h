@@ -25,6 +25,7 @@ struct rtg_explain {
     struct rtg_trace_config cfg;
     struct rtg_recorder *rec;     /* while recording */
     struct rtg_trace_result *res; /* after: on the heap (a board's stacks are small) */
+    uint64_t setup_ns; /* the recorder's open: it delays the test's first sample */
 };
 
 /* Starts the recorder for a test that explains figures (state ON), or

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from rtgauge.analysis.history import History
+from rtgauge.analysis.limits_json import to_dict
 from rtgauge.report.history_report import HEADERS, run_cells, test_ids
 
 
@@ -21,6 +22,7 @@ def history_json(histories: list[History]) -> str:
                 "system": h.system,
                 "label": h.label,
                 "regressed": h.runs[-1].regressed,
+                "limits": None if h.limits is None else to_dict(h.limits),
                 "runs": [
                     {
                         "created_at": e.run.created_at,

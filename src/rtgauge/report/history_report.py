@@ -15,6 +15,16 @@ def group_title(h: History) -> str:
     return f"{h.system}" + (f" — label {h.label}" if h.label else " — no label")
 
 
+def limits_line(h: History) -> str:
+    """What the label's calibrated limits are and which runs they judge."""
+    lim = h.limits
+    assert lim is not None
+    return (
+        f"{lim.summary()}, calibrated {lim.created_at}: the runs after {lim.last} are "
+        "checked against them"
+    )
+
+
 def test_ids(h: History) -> list[str]:
     out: list[str] = []
     for e in h.runs:
@@ -105,6 +115,8 @@ def history_blocks(histories: list[History]) -> list[Block]:
             for f in e.findings
             if f.regression
         ]
+        if h.limits is not None:
+            out.append(Para(limits_line(h), "note"))
         if regs:
             out.append(Notice("Regressions", regs))
         changed = [

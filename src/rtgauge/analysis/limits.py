@@ -231,7 +231,8 @@ def check_run(limits: Limits, r: Run) -> list[LimitCheck]:
     for lim in limits.limits:
         t = r.test(lim.test)
         if t is None or t.status in SKIP:
-            out.append(LimitCheck(lim, None, "not checked: the test gave no figures in this run"))
+            why = "not in this run" if t is None else f"{t.status} in this run, no figures"
+            out.append(LimitCheck(lim, None, f"not checked: the test is {why}"))
             continue
         why = lim.applies(r, t)
         m = t.metric(lim.metric)

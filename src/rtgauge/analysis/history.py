@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rtgauge.analysis.likeness import unlike
 from rtgauge.analysis.limits import Limits, check_run
 from rtgauge.analysis.tail import TailTest, tail_test
 from rtgauge.analysis.tail import tail_value as tail_value  # the history's tail line
@@ -99,6 +100,7 @@ class History:
     label: str | None
     runs: list[RunEntry]  # oldest first
     limits: Limits | None = None  # the label's calibrated limits, when they are this system's
+    unlike: list[str] = field(default_factory=list)  # how its runs differ beside the system
 
 
 def compare_runs(old: Run, new: Run, test_id: str) -> list[Finding]:
@@ -192,5 +194,5 @@ def build(runs: list[Run], limits: Mapping[str, Limits] | None = None) -> list[H
             for entry in entries:
                 if entry.run.created_at > lim.last:  # the calibrated runs are not judged
                     entry.findings = _with_limits(entry.findings, limit_findings(lim, entry.run))
-        out.append(History(system, label, entries, lim))
+        out.append(History(system, label, entries, lim, unlike([e.run for e in entries])))
     return out

@@ -14,6 +14,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from rtgauge.analysis.history import History, build, system_name
+from rtgauge.analysis.likeness import run_name
 from rtgauge.cli.common import add_results_dir
 from rtgauge.cli.history_json import history_json
 from rtgauge.cli.history_limits import DEFAULT_RATE, execute_calibrate, stored_limits
@@ -104,6 +105,8 @@ def print_text(histories: list[History]) -> None:
         print(f"\n{term(group_title(h))}: {len(h.runs)} runs")
         if h.limits is not None:
             print(f"  {term(limits_line(h))}")
+        for line in h.unlike:
+            print(f"  note: {term(line)}")
         tests = sorted({t.id for e in h.runs for t in e.run.tests})
         for test_id in tests:
             print(f"  {test_id}")
@@ -113,7 +116,7 @@ def print_text(histories: list[History]) -> None:
                 print("    " + " ".join(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)))
         for e in h.runs:
             for c in e.changed:
-                print(f"  SETTING {term(e.run.created_at)}: {term(c)}")
+                print(f"  SETTING {term(run_name(e.run))}: {term(c)}")
         for e in h.runs:
             for f in e.findings:
                 if f.regression:

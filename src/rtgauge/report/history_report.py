@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.history import History, RunEntry, headline, missed, tail_value
+from rtgauge.analysis.likeness import run_name
 from rtgauge.fmt import us
 from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Report, Table
@@ -117,10 +118,11 @@ def history_blocks(histories: list[History]) -> list[Block]:
         ]
         if h.limits is not None:
             out.append(Para(limits_line(h), "note"))
+        out += [Para(line, "warn") for line in h.unlike]
         if regs:
             out.append(Notice("Regressions", regs))
         changed = [
-            f"#{i + 1} {e.run.created_at}: {c}" for i, e in enumerate(h.runs) for c in e.changed
+            f"#{i + 1} {run_name(e.run)}: {c}" for i, e in enumerate(h.runs) for c in e.changed
         ]
         if changed:
             out.append(Notice("Settings changed since the run before", changed, "note"))
@@ -132,11 +134,10 @@ def history_blocks(histories: list[History]) -> list[Block]:
                 m = headline(t) if t else None
                 if m is None or not m.hist.buckets:
                     continue
-                label = e.run.label or ""
                 cols.append(
                     Column(
                         f"#{i + 1}",
-                        f"#{i + 1} {e.run.created_at} {e.run.system.host.release} {label}".strip(),
+                        f"#{i + 1} {run_name(e.run)}, {e.run.system.host.release}",
                         m,
                         tail_value(m)[1],
                         any(f.regression and f.test == test_id for f in e.findings),
@@ -153,7 +154,7 @@ def history_blocks(histories: list[History]) -> list[Block]:
                 rows.append(row)
             out.append(Table(HEADERS, rows))
             notes = [
-                f"#{i + 1} {f.name}: {f.evidence}"
+                f"#{i + 1} {run_name(e.run)}: {f.name}: {f.evidence}"
                 for i, e in enumerate(h.runs)
                 for f in e.findings
                 if f.test == test_id and not f.regression and f.kind != "tail"

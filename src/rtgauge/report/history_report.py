@@ -95,7 +95,8 @@ def history_blocks(histories: list[History]) -> list[Block]:
             "percentile (one-sided Fisher's exact test), either at p < 0.0005, and never "
             "when the tail percentile fell. A figure without block maxima is not testable. "
             "A higher maximum alone is a single extreme value, and missed periods come in "
-            "bursts: shown, not tested.",
+            "bursts: shown, not tested. Where the label has calibrated limits (history "
+            "--calibrate), a figure of a later run above its limit is a regression too.",
             "lead",
         )
     )

@@ -231,3 +231,14 @@ def test_calibrate_bad_input(
 def test_false_alarm_without_calibrate_is_bad_input(tmp_path: Path, cli: Any) -> None:
     code, _, err = cli("history", "--results-dir", str(tmp_path), "--false-alarm", "5%")
     assert code == 2 and "--false-alarm goes with --calibrate" in err
+
+
+@pytest.mark.parametrize("command, option", [("history", "--false-alarm"), ("run", "--limits")])
+def test_the_help_names_the_new_options(
+    capsys: pytest.CaptureFixture[str], command: str, option: str
+) -> None:
+    from rtgauge.cli.main import main
+
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0 and option in capsys.readouterr().out

@@ -52,7 +52,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--false-alarm",
         metavar="RATE",
-        help=f"with --calibrate: how often an unchanged run may exceed a limit ({DEFAULT_RATE})",
+        # argparse formats help with %: the default rate's sign is doubled
+        help="with --calibrate: how often an unchanged run may exceed a limit, e.g. 5%% "
+        f"or 0.05 ({DEFAULT_RATE.replace('%', '%%')})",
     )
     add_output(p, FORMATS, piped="text", html_name="history.html")
     # The old spelling of --format html --out FILE, kept for one release.

@@ -45,7 +45,7 @@ run: deps probe venv
 	@code=0; $(RUN_CMD) || code=$$?; \
 	case $$code in \
 	  0) ;; \
-	  1) echo "make run: the run completed; exit code 1 means a behaviour verdict failed (named above)";; \
+	  1) echo "make run: the run completed; exit code 1 means a behaviour verdict failed or a --limits limit was exceeded (named above)";; \
 	  2) echo "make run: rtgauge exit 2: bad usage or input, nothing was run" >&2; exit 2;; \
 	  *) echo "make run: rtgauge exit $$code: a test errored or was killed, or the run was interrupted" >&2; \
 	     exit $$code;; \

@@ -144,4 +144,4 @@ def test_history_marks_the_run_where_a_setting_changed() -> None:
     assert [e.changed for e in h.runs] == [[], ["THP enabled: madvise → always"], []]
     md = EXPORTERS["md"].render(history_report([h]))
     assert "Settings changed since the run before" in md
-    assert "#2 2026-11-22T22:00:00+00:00: THP enabled: madvise → always" in md
+    assert "#2 rt-box, 2026-11-22 22:00, default: THP enabled: madvise → always" in md

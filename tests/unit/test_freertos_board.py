@@ -271,7 +271,7 @@ def test_an_icount_run_is_labelled_virtual_time_and_never_ranked(
     assert cond.timing_limit == "emulated CPU, timings are virtual time (instruction counts)"
     assert "virtual time" in cond.reasons[0]
     comp = compare([real, board])
-    assert comp.rows and all(r.best_max is None and not r.bulk for r in comp.rows)
+    assert comp.rows and all(r.best_max is None and not r.tails for r in comp.rows)
     (good_real, bad_real), (good_board, bad_board) = points(comp)
     assert not any("best worst case" in p for p in good_real + good_board)
     assert not any(" against " in p for p in bad_real + bad_board)

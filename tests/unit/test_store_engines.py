@@ -284,3 +284,15 @@ def test_a_store_of_the_previous_release_upgrades_in_place(tmp_path: Path) -> No
     with open_store(root) as store:
         assert [r.id for r in store.runs().rows] == [r.id for r in reversed(rows)]
     assert isinstance(rows[0].run_time, datetime)
+
+
+def test_a_labels_calibrated_limits_are_kept(store_spec: str) -> None:
+    """The newest calibration per label, as the text it was given."""
+    with open_store(store_spec) as store:
+        assert store.limits("rt-6.12") is None
+        store.set_limits("rt-6.12", '{"first": 1}')
+        store.set_limits("rt-6.12", '{"second": 2}')  # a new calibration replaces it
+        store.set_limits("other", '{"other": 3}')
+    with open_store(store_spec) as store:  # kept across opening
+        assert store.limits("rt-6.12") == '{"second": 2}'
+        assert store.limits("other") == '{"other": 3}'

@@ -1,8 +1,13 @@
-"""Several runs side by side: per figure, the better system and whether the
-difference is significant, each claim tested for what it says (the bulk of
-the distribution: Mann-Whitney U on the samples; its tail: Mann-Whitney U
-on the per-block maxima, which unlike samples are close to independent);
-verdicts side by side; strong and weak points.
+"""Several runs side by side: per figure, the system with the lowest worst
+case and whether a test backs it (Mann-Whitney U on the per-block maxima,
+which unlike samples are close to independent); verdicts side by side;
+strong and weak points.
+
+Averages are shown and never marked: the samples they average are not
+independent (one stall delays several wake-ups), so a test on them calls
+differences of a fraction of a microsecond "beyond chance", and the blocks
+carry each block's maximum and count, not its sum, so no per-block mean can
+be tested instead. No test of an average is stated (docs/history.md).
 Partial figures (a test in error or interrupted) are shown and compared
 with nothing."""
 
@@ -10,15 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rtgauge.analysis.stats import (
-    NO_BLOCKS,
-    BulkTest,
-    RankTest,
-    mann_whitney,
-    rank_test,
-    significant,
-    smallest_p,
-)
+from rtgauge.analysis.likeness import kind, run_name
+from rtgauge.analysis.stats import NO_BLOCKS, RankTest, rank_test, smallest_p
 from rtgauge.analysis.tail_data import full_maxima
 from rtgauge.fmt import us
 from rtgauge.model import Metric
@@ -26,6 +24,7 @@ from rtgauge.run import Run
 
 ALPHA = 0.01  # a difference is claimed only below this p-value
 MARGIN = 0.05  # and the probability of superiority away from 1/2 by more than this
+AVERAGES = "averages of dependent samples: no test stated"
 
 
 @dataclass(frozen=True)
@@ -72,39 +71,12 @@ class Row:
     emulated: list[bool] = field(default_factory=list)  # per system: shown, never ranked
     unmet: list[bool] = field(default_factory=list)  # per system: its condition did not hold
     best_max: int | None = None  # index of the system with the lowest max
-    best_mean: int | None = None
-    significant: bool = False  # best mean vs each other: beyond chance (Mann-Whitney)
-    bulk: list[BulkTest] = field(default_factory=list)  # best mean vs each other
     tail_significant: bool = False  # best max's block maxima lower than each other's
     tails: list[TailTest] = field(default_factory=list)  # best max vs each other
 
     @property
     def tail_tested(self) -> bool:
         return bool(self.tails) and all(not t.why for t in self.tails)
-
-    def bulk_text(self) -> str:
-        """The mean claim and the test behind it: the words follow the p-value."""
-        if not self.bulk:
-            return "—"
-        worst = max(self.bulk, key=lambda t: t.p)
-        p = f"Mann-Whitney p = {worst.p:.2g}, {worst.method}"
-        if self.significant:
-            return f"avg: lower beyond chance ({p})"
-        against = next(
-            (t for t in self.bulk if significant(t, ALPHA) and t.superiority > 0.5), None
-        )
-        if against is not None:  # the lowest mean's samples rank higher: a skewed figure
-            return (
-                "avg: lowest mean not backed: its samples rank higher beyond chance "
-                f"(Mann-Whitney p = {against.p:.2g}, {against.method})"
-            )
-        if worst.p < ALPHA:
-            small = min(self.bulk, key=lambda t: abs(t.superiority - 0.5))
-            return (
-                "avg: beyond chance but too small to matter (probability of superiority "
-                f"{small.superiority:.2f}, within {MARGIN} of ½; {p})"
-            )
-        return f"avg: difference within chance ({p})"
 
     def tail_text(self) -> str:
         """The max claim and the test behind it (on block maxima), or why there is none."""
@@ -148,7 +120,8 @@ def _name(r: Run) -> str:
 
 
 def labels_for(runs: list[Run]) -> list[str]:
-    """Distinct, readable names: host and kernel, then what tells them apart."""
+    """Distinct, readable names: host and kernel, then what tells them apart;
+    runs still alike (one system measured twice) by label, time and kind."""
     base = [_name(r) for r in runs]
     out: list[str] = []
     for i, r in enumerate(runs):
@@ -161,10 +134,17 @@ def labels_for(runs: list[Run]) -> list[str]:
             if r.target.append:
                 extra.append(r.target.append)
             label = f"{label} ({', '.join(extra)})"
-        if label in out:
-            label = f"{label} #{i + 1}"
         out.append(label)
-    return out
+    alike = {x for x in out if out.count(x) > 1}
+    out = [run_name(r) if x in alike else x for x, r in zip(out, runs, strict=True)]
+    # the same label, minute and kind: the time to the second, then (the same
+    # bundle given twice) its place in the command
+    alike = {x for x in out if out.count(x) > 1}
+    out = [
+        f"{r.label or r.host}, {r.created_at}, {kind(r)}" if x in alike else x
+        for x, r in zip(out, runs, strict=True)
+    ]
+    return [f"{x} (run {i + 1})" if out.count(x) > 1 else x for i, x in enumerate(out)]
 
 
 def compare(runs: list[Run]) -> Comparison:
@@ -200,8 +180,8 @@ def compare(runs: list[Run]) -> Comparison:
 
 
 def judge_row(row: Row) -> Row:
-    """The better system on the mean and on the max, among usable figures,
-    each backed by its own test or not marked."""
+    """The system with the lowest max among usable figures, marked only when
+    the block maxima back it; averages are not judged (AVERAGES)."""
     present = [
         (i, m)
         for i, m in enumerate(row.per_system)
@@ -212,12 +192,6 @@ def judge_row(row: Row) -> Row:
     ]
     if len(present) < 2:
         return row
-    row.best_mean = min(present, key=lambda x: _value(x[1].mean))[0]
-    best = row.per_system[row.best_mean]
-    assert best is not None
-    row.bulk = [mann_whitney(best, m) for i, m in present if i != row.best_mean]
-    # lower beyond chance: the lowest mean's samples also rank lower (a skewed figure may not)
-    row.significant = all(significant(t, ALPHA) and t.superiority < 0.5 for t in row.bulk)
     row.best_max = min(present, key=lambda x: _value(x[1].max))[0]
     lowest = row.per_system[row.best_max]
     assert lowest is not None

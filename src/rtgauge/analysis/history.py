@@ -11,6 +11,11 @@ A higher maximum alone is one extreme value against another, and more
 missed periods come from stalls that each miss many periods at once: both
 are shown as changes, never a regression by themselves.
 
+Where the label has calibrated limits (analysis.limits), every run of its
+system stored after the calibrated runs is checked against them too: a
+figure above its limit is a regression ("limit"), with the limit, its
+false-alarm rate and how many runs it rests on as evidence.
+
 A run whose system settings differ from the run before it in its group (the
 kernel command line, the kernel's options, a sysctl, THP, a governor: what
 the audit reads) is marked with what changed: the figures after it may
@@ -19,9 +24,12 @@ differ for that reason.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rtgauge.analysis.likeness import unlike
+from rtgauge.analysis.limits import Limits, check_run
 from rtgauge.analysis.tail import TailTest, tail_test
 from rtgauge.analysis.tail import tail_value as tail_value  # the history's tail line
 from rtgauge.audit.settings import changes
@@ -67,7 +75,9 @@ def signature(r: Run, test: TestRecord) -> tuple[Any, ...]:
 class Finding:
     test: str
     name: str  # the metric or verdict
-    kind: str  # "verdict", "tail", "untested" (a tail no test could judge), "max", "missed"
+    # "verdict", "tail", "untested" (a tail no test could judge), "max", "missed",
+    # "limit" (above a calibrated limit), "unlimited" (why a limit was not checked)
+    kind: str
     regression: bool
     evidence: str
     older: str  # the older run's created_at
@@ -89,6 +99,8 @@ class History:
     system: str
     label: str | None
     runs: list[RunEntry]  # oldest first
+    limits: Limits | None = None  # the label's calibrated limits, when they are this system's
+    unlike: list[str] = field(default_factory=list)  # how its runs differ beside the system
 
 
 def compare_runs(old: Run, new: Run, test_id: str) -> list[Finding]:
@@ -126,10 +138,35 @@ def compare_runs(old: Run, new: Run, test_id: str) -> list[Finding]:
     return out
 
 
-def build(runs: list[Run]) -> list[History]:
+def limit_findings(limits: Limits, r: Run) -> list[Finding]:
+    """A run against its label's calibrated limits (pure): each figure above
+    its limit a regression; a limit not checked said once per test and reason."""
+    out: list[Finding] = []
+    said: set[tuple[str, str]] = set()
+    for c in check_run(limits, r):
+        if c.exceeded:
+            out.append(Finding(c.limit.test, c.name, "limit", True, c.evidence(), limits.last))
+        elif not c.checked and (c.limit.test, c.why) not in said:
+            said.add((c.limit.test, c.why))
+            why = f"calibrated limits {c.why}"
+            out.append(Finding(c.limit.test, "limits", "unlimited", False, why, limits.last))
+    return out
+
+
+def _with_limits(findings: list[Finding], limited: list[Finding]) -> list[Finding]:
+    """A max above its calibrated limit is judged: its "single extreme value,
+    not tested" note against the run before goes."""
+    judged = {(f.test, f.name.removesuffix(" max")) for f in limited if f.kind == "limit"}
+    kept = [f for f in findings if not (f.kind == "max" and (f.test, f.name) in judged)]
+    return kept + limited
+
+
+def build(runs: list[Run], limits: Mapping[str, Limits] | None = None) -> list[History]:
     """Group runs by (system, label), oldest first, each run compared per test
     with the latest earlier run of the same group that ran it with the same
-    options and conditions."""
+    options and conditions; and with the label's calibrated limits, when
+    `limits` has them for that system, each run stored after the calibrated
+    runs."""
     groups: dict[tuple[str, str | None], list[Run]] = {}
     for r in sorted(runs, key=lambda r: r.created_at):
         groups.setdefault((system_name(r), r.label), []).append(r)
@@ -150,5 +187,12 @@ def build(runs: list[Run]) -> list[History]:
                     if signature(prev.run, pt) == sig:
                         entry.findings += compare_runs(prev.run, entry.run, t.id)
                         break
-        out.append(History(system, label, entries))
+        lim = (limits or {}).get(label) if label is not None else None
+        if lim is not None and lim.system != system:
+            lim = None  # another system's: they say nothing of this one
+        if lim is not None:
+            for entry in entries:
+                if entry.run.created_at > lim.last:  # the calibrated runs are not judged
+                    entry.findings = _with_limits(entry.findings, limit_findings(lim, entry.run))
+        out.append(History(system, label, entries, lim, unlike([e.run for e in entries])))
     return out

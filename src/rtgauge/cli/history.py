@@ -14,14 +14,22 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from rtgauge.analysis.history import History, build, system_name
+from rtgauge.analysis.likeness import run_name
 from rtgauge.cli.common import add_results_dir
 from rtgauge.cli.history_json import history_json
+from rtgauge.cli.history_limits import DEFAULT_RATE, execute_calibrate, stored_limits
 from rtgauge.cli.old_spellings import GOING
 from rtgauge.cli.output import add_output, chosen_format, emit, note
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.report.formats import EXPORTERS
-from rtgauge.report.history_report import HEADERS, group_title, history_report, run_cells
+from rtgauge.report.history_report import (
+    HEADERS,
+    group_title,
+    history_report,
+    limits_line,
+    run_cells,
+)
 from rtgauge.run import Run
 from rtgauge.store import RunFilter, open_store, utc_stamp
 
@@ -34,6 +42,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--since", help="only runs from this date on, e.g. 2026-11-01")
     p.add_argument(
         "--check", action="store_true", help="exit 1 when the newest run of a system regressed"
+    )
+    p.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="derive limits per figure from the label's runs (--label): to --out "
+        "(default ./limits-LABEL.json) and into the store, where --check applies them",
+    )
+    p.add_argument(
+        "--false-alarm",
+        metavar="RATE",
+        # argparse formats help with %: the default rate's sign is doubled
+        help="with --calibrate: how often an unchanged run may exceed a limit, e.g. 5%% "
+        f"or 0.05 ({DEFAULT_RATE.replace('%', '%%')})",
     )
     add_output(p, FORMATS, piped="text", html_name="history.html")
     # The old spelling of --format html --out FILE, kept for one release.
@@ -84,6 +105,10 @@ def print_text(histories: list[History]) -> None:
     widths = [28, 26, 10, 22, 6, 10, 10]
     for h in histories:
         print(f"\n{term(group_title(h))}: {len(h.runs)} runs")
+        if h.limits is not None:
+            print(f"  {term(limits_line(h))}")
+        for line in h.unlike:
+            print(f"  note: {term(line)}")
         tests = sorted({t.id for e in h.runs for t in e.run.tests})
         for test_id in tests:
             print(f"  {test_id}")
@@ -93,7 +118,7 @@ def print_text(histories: list[History]) -> None:
                 print("    " + " ".join(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)))
         for e in h.runs:
             for c in e.changed:
-                print(f"  SETTING {term(e.run.created_at)}: {term(c)}")
+                print(f"  SETTING {term(run_name(e.run))}: {term(c)}")
         for e in h.runs:
             for f in e.findings:
                 if f.regression:
@@ -108,14 +133,18 @@ def print_text(histories: list[History]) -> None:
             # A tail no test could judge, once per test and reason (a test has many figures)
             untested: dict[tuple[str, str], list[str]] = {}
             for f in e.findings:
-                if f.kind == "untested":
+                if f.kind in ("untested", "unlimited"):
                     untested.setdefault((f.test, f.evidence), []).append(f.name)
             for (test, why), names in untested.items():
                 print(f"  note {term(e.run.created_at)} {test} {term(', '.join(names))}: {why}")
 
 
 def execute(args: argparse.Namespace) -> int:
+    if args.false_alarm and not args.calibrate:
+        raise UsageError("--false-alarm goes with --calibrate")
     runs = load(args)
+    if args.calibrate:
+        return execute_calibrate(args, runs)
     fmt = chosen_format(args)
     if not runs:
         if fmt == "json":
@@ -125,7 +154,7 @@ def execute(args: argparse.Namespace) -> int:
                 f"no runs in {term(args.store)} match", file=sys.stderr if args.out else sys.stdout
             )
         return 0
-    histories = build(runs)
+    histories = build(runs, stored_limits(args, runs))
     if args.html is not None:
         _old_html(args, histories)
     elif fmt == "text":

@@ -9,6 +9,8 @@ from dataclasses import asdict
 from typing import Any
 
 from rtgauge.analysis.history import History
+from rtgauge.analysis.likeness import run_name
+from rtgauge.analysis.limits_json import to_dict
 from rtgauge.report.history_report import HEADERS, run_cells, test_ids
 
 
@@ -21,9 +23,12 @@ def history_json(histories: list[History]) -> str:
                 "system": h.system,
                 "label": h.label,
                 "regressed": h.runs[-1].regressed,
+                "limits": None if h.limits is None else to_dict(h.limits),
+                "notes": h.unlike,
                 "runs": [
                     {
                         "created_at": e.run.created_at,
+                        "name": run_name(e.run),
                         "host": e.run.host,
                         "kernel": e.run.system.host.release,
                         "complete": e.run.complete,

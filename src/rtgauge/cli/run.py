@@ -14,6 +14,8 @@ from typing import TextIO
 
 from rtgauge import pushing
 from rtgauge.analysis.analysed_run import AnalysedRun
+from rtgauge.analysis.limits import Limits
+from rtgauge.cli import run_limits
 from rtgauge.cli.common import add_push, add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
@@ -52,6 +54,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_results_dir(p)
     add_push(p)
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
+    p.add_argument(
+        "--limits",
+        type=Path,
+        metavar="FILE",
+        help="check each figure against these calibrated limits (history --calibrate); "
+        "exit 1 when one is exceeded",
+    )
     p.set_defaults(execute=execute)
 
 
@@ -145,7 +154,8 @@ def strangers_warning(system: dict[str, object]) -> list[str]:
 
 def execute(args: argparse.Namespace) -> int:
     token = push_token(args)  # before the run: a push that cannot happen is said at once
-    code, path = perform(args)
+    limits = run_limits.read(args.limits)  # likewise a limits file that does not read
+    code, path = perform(args, limits=limits)
     return max(code, push_run(args, token, path))
 
 
@@ -172,10 +182,13 @@ def perform(
     out: TextIO | None = None,
     summary: bool = True,
     started: Callable[[Target], None] | None = None,
+    limits: Limits | None = None,
 ) -> tuple[int, Path]:
     """Runs, stores and reports; returns the exit code and the bundle. `out`
     takes the progress and the target's words (stderr by default), `started`
-    is told the target once it is prepared (so a caller can stop it)."""
+    is told the target once it is prepared (so a caller can stop it); with
+    `limits`, each figure is checked against them (exit code 1 when one is
+    exceeded, unless the run's own code says worse)."""
     err = out or sys.stderr
     pargs = probe_args(args)
     with make_target(args.target, args) as target:
@@ -214,7 +227,13 @@ def perform(
         (written,) = html.write(report, path.with_suffix(html.suffix))
         if summary:
             print(f"report: {written}")
-    return _exit_code(code, bundle.complete, stopped, bad_lines), path
+    final = _exit_code(code, bundle.complete, stopped, bad_lines)
+    if limits is not None:
+        lines, exceeded = run_limits.limits_lines(limits, analysed.run)
+        print("\n".join(lines))
+        if exceeded and final == 0:
+            final = 1  # a finding about the system, as a failed verdict is
+    return final, path
 
 
 def _exit_code(code: int | None, complete: bool, stopped: bool, bad: int) -> int:

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rtgauge.analysis.analysed_run import AnalysedRun, Judging
-from rtgauge.analysis.compare import Comparison, Row, compare, points, verdict_table
+from rtgauge.analysis.compare import AVERAGES, Comparison, Row, compare, points, verdict_table
+from rtgauge.analysis.likeness import unlike
 from rtgauge.analysis.ratings import criteria_lines, overall, rate, stars_text
 from rtgauge.fmt import us
 from rtgauge.model import Bundle, family
@@ -137,17 +138,15 @@ def figures_blocks(comp: Comparison) -> list[Block]:
     out: list[Block] = [
         Heading(2, "Figures side by side (µs)", "figures"),
         Para(
-            "Better value in bold green, only where a test backs the claim. "
-            "Averages: Mann-Whitney U on the histograms (exact below 60 samples "
-            "in all), p < 0.01 and a probability of superiority away from ½ by "
-            "more than 0.05 (samples are not independent, so their p-value is "
-            "optimistic: the margin is what a claim needs). Worst cases: "
-            "Mann-Whitney U on the maxima of each run's 100 ms blocks, close to "
-            "independent unlike samples, two-sided p < 0.01 and the same margin; "
-            "a figure without block maxima is not testable and not marked. The "
-            "words follow the p-value: below 0.01 beyond chance, else within "
-            "chance. Partial figures (a test that did not finish) and those of an "
-            "emulated run are shown and compared with nothing.",
+            "Worst cases: the lowest in bold green, only where a test backs the "
+            "claim: Mann-Whitney U on the maxima of each run's 100 ms blocks, close to "
+            "independent unlike samples, two-sided p < 0.01 and a probability of "
+            "superiority away from ½ by more than 0.05; a figure without block maxima "
+            "is not testable and not marked. The words follow the p-value: below 0.01 "
+            "beyond chance, else within chance. Averages are shown, never marked: "
+            f"{AVERAGES} (the samples are not independent, and the blocks carry no "
+            "sums to average per block). Partial figures (a test that did not finish) "
+            "and those of an emulated run are shown and compared with nothing.",
             "note",
         ),
     ]
@@ -179,20 +178,18 @@ def figures_blocks(comp: Comparison) -> list[Block]:
                     tr += [Cell(f"{us(m.mean)} (condition unmet)", "muted")]
                     tr += [Cell(f"{us(m.max)} (condition unmet)", "muted")]
                     continue
-                tr.append(Cell(us(m.mean), "better" if r.best_mean == i and r.significant else ""))
+                tr.append(Cell(us(m.mean)))
                 tr.append(
                     Cell(us(m.max), "better" if r.best_max == i and r.tail_significant else "")
                 )
-            claims = (
-                [r.bulk_text(), r.tail_text()]
-                if r.bulk
-                else ["not ranked: emulated timings"]
+            claim = (
+                r.tail_text()
+                if r.tails
+                else "not ranked: emulated timings"
                 if any(r.emulated)
-                else ["—"]
+                else "—"
             )
-            tr.append(
-                Cell("; ".join(claims), "" if r.significant or r.tail_significant else "muted")
-            )
+            tr.append(Cell(claim, "" if r.tail_significant else "muted"))
             trs.append(tr)
         out.append(Table(header, trs))
         for stat in ("max", "mean"):
@@ -225,6 +222,7 @@ def compare_blocks(
     for label, r in zip(comp.labels, comp.runs, strict=True):
         for w in trust_warnings(r):
             out.append(Para(f"{label}: {w}", "warn"))
+    out += [Para(line, "warn") for line in unlike(comp.runs, comp.labels)]
     getters: list[tuple[str, Callable[[Run], str]]] = [
         ("kernel", lambda r: f"{r.system.host.release} {r.system.host.version}"),
         (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.history import History, RunEntry, headline, missed, tail_value
+from rtgauge.analysis.likeness import run_name
 from rtgauge.fmt import us
 from rtgauge.model import TestRecord
 from rtgauge.report.document import Block, Cell, Chart, Heading, Notice, Para, Report, Table
@@ -13,6 +14,16 @@ from rtgauge.report.history_plots import Column, history_svg
 
 def group_title(h: History) -> str:
     return f"{h.system}" + (f" — label {h.label}" if h.label else " — no label")
+
+
+def limits_line(h: History) -> str:
+    """What the label's calibrated limits are and which runs they judge."""
+    lim = h.limits
+    assert lim is not None
+    return (
+        f"{lim.summary()}, calibrated {lim.created_at}: the runs after {lim.last} are "
+        "checked against them"
+    )
 
 
 def test_ids(h: History) -> list[str]:
@@ -84,7 +95,8 @@ def history_blocks(histories: list[History]) -> list[Block]:
             "percentile (one-sided Fisher's exact test), either at p < 0.0005, and never "
             "when the tail percentile fell. A figure without block maxima is not testable. "
             "A higher maximum alone is a single extreme value, and missed periods come in "
-            "bursts: shown, not tested.",
+            "bursts: shown, not tested. Where the label has calibrated limits (history "
+            "--calibrate), a figure of a later run above its limit is a regression too.",
             "lead",
         )
     )
@@ -105,10 +117,13 @@ def history_blocks(histories: list[History]) -> list[Block]:
             for f in e.findings
             if f.regression
         ]
+        if h.limits is not None:
+            out.append(Para(limits_line(h), "note"))
+        out += [Para(line, "warn") for line in h.unlike]
         if regs:
             out.append(Notice("Regressions", regs))
         changed = [
-            f"#{i + 1} {e.run.created_at}: {c}" for i, e in enumerate(h.runs) for c in e.changed
+            f"#{i + 1} {run_name(e.run)}: {c}" for i, e in enumerate(h.runs) for c in e.changed
         ]
         if changed:
             out.append(Notice("Settings changed since the run before", changed, "note"))
@@ -120,11 +135,10 @@ def history_blocks(histories: list[History]) -> list[Block]:
                 m = headline(t) if t else None
                 if m is None or not m.hist.buckets:
                     continue
-                label = e.run.label or ""
                 cols.append(
                     Column(
                         f"#{i + 1}",
-                        f"#{i + 1} {e.run.created_at} {e.run.system.host.release} {label}".strip(),
+                        f"#{i + 1} {run_name(e.run)}, {e.run.system.host.release}",
                         m,
                         tail_value(m)[1],
                         any(f.regression and f.test == test_id for f in e.findings),
@@ -141,7 +155,7 @@ def history_blocks(histories: list[History]) -> list[Block]:
                 rows.append(row)
             out.append(Table(HEADERS, rows))
             notes = [
-                f"#{i + 1} {f.name}: {f.evidence}"
+                f"#{i + 1} {run_name(e.run)}: {f.name}: {f.evidence}"
                 for i, e in enumerate(h.runs)
                 for f in e.findings
                 if f.test == test_id and not f.regression and f.kind != "tail"

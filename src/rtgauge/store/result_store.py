@@ -29,7 +29,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from rtgauge.errors import UsageError
-from rtgauge.store import migrate, tokens
+from rtgauge.store import limits_table, migrate, tokens
 from rtgauge.store.index_row import index_values, now_utc, parse_bundle, stored_bundle
 from rtgauge.store.location import Location
 from rtgauge.store.query import RunFilter, RunPage, RunRow
@@ -315,6 +315,17 @@ class ResultStore:
             values(runs.c.kernel),
             values(runs.c.preempt),
         )
+
+    # -- calibrated limits ----------------------------------------------------
+
+    def set_limits(self, label: str, body: str) -> None:
+        """A label's calibrated limits (the limits file's JSON), replacing any before."""
+        with self._write_lock:
+            limits_table.put(self.engine, label, body)
+
+    def limits(self, label: str) -> str | None:
+        """The label's calibrated limits as stored, or None."""
+        return limits_table.get(self.engine, label)
 
     # -- tokens ---------------------------------------------------------------
 

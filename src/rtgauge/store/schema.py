@@ -7,6 +7,8 @@ run_tests     one row per test of a run: status, verdicts, headline figure
 bundle_blobs  a database store's bundles, the exact bytes received
               (a directory store keeps them as files)
 tokens        who may push and read: names and hashes, never the tokens
+label_limits  a label's calibrated limits (rtgauge history --calibrate), the
+              newest per label, as the JSON the limits file holds
 """
 
 from __future__ import annotations
@@ -90,4 +92,12 @@ tokens = Table(
     Column("created_at", DateTime, nullable=False),
     Column("revoked_at", DateTime),
     Column("last_used_at", DateTime),
+)
+
+label_limits = Table(
+    "label_limits",
+    metadata,
+    Column("label", String(100), primary_key=True),  # a run label: 1 to 100 characters
+    Column("body", Text, nullable=False),  # the limits file's JSON (schema/limits-v1.json)
+    Column("calibrated_at", DateTime, nullable=False),  # naive UTC
 )

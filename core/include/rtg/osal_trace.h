@@ -85,6 +85,7 @@ struct rtg_trace_window {
     /* Why it was kept (the policy's): among the K worst samples of the
      * test, the worst of its figure (metric), or both. */
     bool worst, figure_max;
+    bool operation; /* the thread's own call from release to end, not a wake-up */
     /* The hypervisor's share, where the OS tells it: the steal time that
      * grew on cpu between two readings around the window. */
     bool steal_known;

@@ -303,6 +303,10 @@ static void cut_from_ring(struct rtg_trace_port *t, const struct cpu_ring *r, st
             g->have_idle = true;
         }
     }
+    /* A ring not read up to the window's end lacks its last events: never
+     * complete (the reader stopped short, or the cut came too early). */
+    if (r->read_to_ns < c->to_ns)
+        held = c->to_ns;
     int64_t oldest = -1;
     if (r->n)
         oldest = (int64_t)r->ts[r->head];

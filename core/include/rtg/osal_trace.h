@@ -139,6 +139,10 @@ struct rtg_trace_cut {
     int cpu;
     int32_t tid;
     uint64_t from_ns, to_ns;
+    /* The thread's own call (an operation), not a wake-up: what matters is
+     * where it was taken off its CPU, which a port that can tell may cut. */
+    bool operation;
+    uint64_t release_ns;
 };
 
 /* How far back the buffer a window was cut from held every event of its

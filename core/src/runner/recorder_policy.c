@@ -331,7 +331,9 @@ void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample 
                                             .cpu = x->cpu < 0 ? my_cpu : x->cpu,
                                             .tid = x->cpu < 0 ? my_tid : x->tid,
                                             .from_ns = x->release_ns > lb ? x->release_ns - lb : 0,
-                                            .to_ns = x->end_ns};
+                                            .to_ns = x->end_ns,
+                                            .operation = x->operation,
+                                            .release_ns = x->release_ns};
     }
     if (nc && r->port->freeze(r->p, cuts, nc) == 0) {
         for (size_t c = 0; c < nc; c++) {

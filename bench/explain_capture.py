@@ -18,6 +18,7 @@ hackbench running beside it (the caller starts it).
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -34,7 +35,7 @@ from rtgauge.model import load_bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 RTGAUGE = str(ROOT / ".venv" / "bin" / "rtgauge")
-PROBE = str(ROOT / "build" / "rtgauge-probe")
+PROBE = os.environ.get("RTGAUGE_PROBE", str(ROOT / "build" / "rtgauge-probe"))
 
 
 @dataclass
@@ -114,6 +115,7 @@ def table(name: str, n_runs: int, tallies: dict[str, Tally]) -> str:
 
 def run(n: int, args: list[str]) -> list[Path]:
     store = Path(tempfile.mkdtemp(prefix="explain-capture-"))
+    print(f"store: {store}", file=sys.stderr, flush=True)
     for i in range(n):
         cmd = [RTGAUGE, "run", "--probe", PROBE, "--store", str(store), "--no-report", *args]
         done = subprocess.run(cmd, capture_output=True, text=True)

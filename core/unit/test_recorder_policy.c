@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtg/clock.h"
+#include "rtg/osal.h"
 #include "rtg_private/recorder_policy.h"
 #include "unit.h"
 
@@ -256,9 +258,9 @@ static void test_freeze_decisions(void)
 static void test_samples_at_once(void)
 {
     struct rtg_recorder *r = open_k(2, 0);
-    struct rtg_sample s[] = {{"cpu1", 1000, 1400, 1, 11, false},
-                             {"cpu2", 1000, 1300, 2, 12, false},
-                             {"self", 1000, 1200, -1, 0, false}};
+    struct rtg_sample s[] = {{"cpu1", 1000, 1400, 1, 11, false, false},
+                             {"cpu2", 1000, 1300, 2, 12, false, false},
+                             {"self", 1000, 1200, -1, 0, false, false}};
     rtg_recorder_offer_samples(r, s, 3);
     CHECK_EQ_U(mock.freeze_calls, 1);
     CHECK_EQ_U(mock.n_last, 2); /* "self" was not among the two worst */
@@ -268,8 +270,8 @@ static void test_samples_at_once(void)
         cpu2 |= mock.last[i].cpu == 2 && mock.last[i].tid == 12;
     }
     CHECK(cpu1 && cpu2);
-    struct rtg_sample t[] = {{"x", 2000, 2500, -1, 0, false},
-                             {"y", 2000, 2600, 5, 55, false}};
+    struct rtg_sample t[] = {{"x", 2000, 2500, -1, 0, false, false},
+                             {"y", 2000, 2600, 5, 55, false, false}};
     rtg_recorder_offer_samples(r, t, 2);
     CHECK_EQ_U(mock.freeze_calls, 2);
     CHECK_EQ_U(mock.n_last, 2);
@@ -282,8 +284,8 @@ static void test_samples_at_once(void)
     rtg_trace_result_free(&res);
 
     r = open_k(1, 0);
-    struct rtg_sample u[] = {{"small", 1000, 1100, 0, 1, false},
-                             {"big", 1000, 1900, 0, 2, false}};
+    struct rtg_sample u[] = {{"small", 1000, 1100, 0, 1, false, false},
+                             {"big", 1000, 1900, 0, 2, false, false}};
     rtg_recorder_offer_samples(r, u, 2);
     CHECK_EQ_U(mock.freeze_calls, 1);
     CHECK_EQ_U(mock.n_last, 1); /* "small" was displaced before anything was cut */
@@ -357,6 +359,37 @@ static void test_figure_slots_reused(void)
                      res.windows[i].end_ns - res.windows[i].release_ns == most[f];
         CHECK(found);
     }
+    rtg_trace_result_free(&res);
+}
+
+/* A span on another clock is placed on the trace clock when it may be kept:
+ * it ends between the readings around the offer (now) or before it (ticks),
+ * lasts exactly its length, and carries what its interval is. */
+static void test_spans(void)
+{
+    struct rtg_recorder *r = open_k(2, 0);
+    uint64_t before = rtg_mono_ns();
+    struct rtg_span now = {RTG_SPAN_NOW, 0, 0, 700};
+    rtg_recorder_offer_span(r, "now", true, &now, true);
+    uint64_t t1 = rtg_clock_ticks();
+    struct rtg_span ticks = {RTG_SPAN_TICKS, t1, t1, 900};
+    rtg_recorder_offer_span(r, "ticks", false, &ticks, true);
+    uint64_t after = rtg_mono_ns();
+    struct rtg_span small = {RTG_SPAN_TICKS, t1, t1, 10}; /* must not be kept: no hint, small */
+    rtg_recorder_offer_span(r, "small", false, &small, false);
+    CHECK_EQ_U(mock.freeze_calls, 2);
+    struct rtg_trace_result res;
+    rtg_recorder_close(r, &res);
+    const char *kept[] = {"ticks", "now"};
+    check_kept(&res, kept, 2);
+    CHECK_EQ_U(res.offered, 3);
+    for (size_t i = 0; i < res.n_windows; i++) {
+        const struct rtg_trace_window *w = &res.windows[i];
+        /* ticks pass through the counter's calibration: 1 µs of slack below */
+        CHECK(w->end_ns + 1000u >= before && w->end_ns <= after);
+        CHECK_EQ_U(w->end_ns - w->release_ns, i == 0 ? 900 : 700);
+    }
+    CHECK(!res.windows[0].operation && res.windows[1].operation);
     rtg_trace_result_free(&res);
 }
 
@@ -463,6 +496,7 @@ int main(void)
     test_samples_at_once();
     test_figure_maxima();
     test_figure_slots_reused();
+    test_spans();
     test_complete_recording_began();
     test_complete_events_lost();
     test_complete_capped();

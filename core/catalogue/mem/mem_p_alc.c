@@ -69,6 +69,8 @@ static int alc_run(struct rtg_ctx *ctx)
         for (int k = 0; k < 4; k++)
             if (!(m[k] = rtg_mem_metric_p(ctx, nm[k], "sizes", range, "batch", cls[c].batch)))
                 return rtg_fail_error(ctx, "out of memory");
+        for (int k = 0; k < 4; k++)
+            rtg_metric_explain_call(ctx, m[k]);
         for (size_t r = 0; r < rounds && !rtg_stop_requested(); r++) {
             for (int use_calloc = 0; use_calloc < 2; use_calloc++) {
                 size_t b = cls[c].batch;
@@ -89,7 +91,7 @@ static int alc_run(struct rtg_ctx *ctx)
                         return rtg_fail_error(ctx, "%s(%llu) failed", use_calloc ? "calloc" : "malloc",
                                               (unsigned long long)sz[i]);
                     }
-                    rtg_metric_add(m[use_calloc ? 2 : 0], rtg_clock_delta_ns(t0, t1),
+                    rtg_metric_ticks(m[use_calloc ? 2 : 0], t0, t1, rtg_clock_delta_ns(t0, t1),
                                    rtg_test_elapsed_ns(ctx));
                 }
                 if (use_calloc) /* untimed check: calloc memory reads as zero */
@@ -105,7 +107,7 @@ static int alc_run(struct rtg_ctx *ctx)
                     uint64_t t0 = rtg_clock_ticks();
                     free(ptr[i]);
                     uint64_t t1 = rtg_clock_ticks();
-                    rtg_metric_add(m[use_calloc ? 3 : 1], rtg_clock_delta_ns(t0, t1),
+                    rtg_metric_ticks(m[use_calloc ? 3 : 1], t0, t1, rtg_clock_delta_ns(t0, t1),
                                    rtg_test_elapsed_ns(ctx));
                 }
                 rtg_breathe(&br);
@@ -148,6 +150,7 @@ static const struct rtg_option alc_options[] = {
 const struct rtg_test_desc rtg_test_mem_p_alc = {
     .id = "MEM-P-ALC",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .title = "malloc, calloc and free with quasi-random sizes",
     .kind = 'P',
     .options = RTG_OPTIONS(alc_options),

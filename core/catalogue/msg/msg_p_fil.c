@@ -45,6 +45,9 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
     struct rtg_metric *mu = rtg_msg_new_metric(ctx, "fill_urgent", m, size, NULL, n_urgent);
     char *buf = rtg_msg_buf(size);
     struct rtg_msg_rx *rx = calloc(cap, sizeof *rx);
+    rtg_metric_explain_call(ctx, mf);
+    rtg_metric_explain_call(ctx, md);
+    rtg_metric_explain_call(ctx, mu);
     if (!mf || !md || !mu || !buf || !rx) {
         free(buf);
         free(rx);
@@ -71,7 +74,7 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
         uint64_t t1 = rtg_clock_ticks();
         if (err)
             break;
-        rtg_metric_add(mf, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
+        rtg_metric_ticks(mf, t0, t1, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
         /* one more must not fit; if it did, it is drained too (seq cap) */
         struct payload xp = {.seq = (uint32_t)cap, .tag = 1};
         memcpy(buf, &xp, sizeof xp);
@@ -91,7 +94,7 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
         t1 = rtg_clock_ticks();
         if (err)
             break;
-        rtg_metric_add(md, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
+        rtg_metric_ticks(md, t0, t1, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
         /* half normal (untimed), then the rest urgent (timed) */
         for (size_t i = 0; i < n_normal && !err; i++) {
             struct payload p = {.seq = (uint32_t)i, .tag = 1};
@@ -107,7 +110,7 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
         t1 = rtg_clock_ticks();
         if (err)
             break;
-        rtg_metric_add(mu, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
+        rtg_metric_ticks(mu, t0, t1, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
         size_t got = 0;
         for (size_t i = 0; i < cap && !err; i++) {
             size_t len;
@@ -253,6 +256,7 @@ static const struct rtg_option fil_options[] = {
 const struct rtg_test_desc rtg_test_msg_p_fil = {
     .id = "MSG-P-FIL",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Queue fill, drain and urgent fill",
     .kind = 'P',

@@ -75,8 +75,8 @@ static int one(struct prc_run *r, enum scenario sc)
             return 0;
         }
         if (r->create[sc]) {
-            rtg_metric_add(r->create[sc], rtg_clock_delta_ns(a, c->first), at);
-            rtg_metric_add(r->del[sc], rtg_clock_delta_ns(c->last, e), at);
+            rtg_metric_ticks(r->create[sc], a, c->first, rtg_clock_delta_ns(a, c->first), at);
+            rtg_metric_ticks(r->del[sc], c->last, e, rtg_clock_delta_ns(c->last, e), at);
         }
         return 0;
     }
@@ -97,8 +97,8 @@ static int one(struct prc_run *r, enum scenario sc)
     }
     uint64_t created = (sc == SC_FORK || sc == SC_CLONE) ? c->first : b;
     if (r->create[sc]) { /* NULL: the unmeasured first round */
-        rtg_metric_add(r->create[sc], rtg_clock_delta_ns(a, created), at);
-        rtg_metric_add(r->del[sc], rtg_clock_delta_ns(k, e), at);
+        rtg_metric_ticks(r->create[sc], a, created, rtg_clock_delta_ns(a, created), at);
+        rtg_metric_ticks(r->del[sc], k, e, rtg_clock_delta_ns(k, e), at);
     }
     return 0;
 }
@@ -170,6 +170,8 @@ static int prc_run(struct rtg_ctx *ctx)
             oom = true;
             break;
         }
+        rtg_metric_explain_call(ctx, r.create[sc]);
+        rtg_metric_explain_call(ctx, r.del[sc]);
         int64_t n = (sc == SC_VFORK_EXEC || sc == SC_SPAWN) ? exec_loops : loops;
         for (int64_t i = 0; i < n && !rc && !rtg_stop_requested(); i++) {
             rc = one(&r, (enum scenario)sc);
@@ -214,6 +216,7 @@ static const struct rtg_option prc_options[] = {
 const struct rtg_test_desc rtg_test_prc_p_new = {
     .id = "PRC-P-NEW",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .needs = RTG_OFFERS_PROCESSES,
     .title = "Process creation and deletion (fork, vfork+exec, posix_spawn, clone)",
     .kind = 'P',

@@ -21,6 +21,8 @@ static int new_metrics(struct rtg_ctx *ctx, struct new_metrics *m, const char *c
 {
     m->create = rtg_metric_new(ctx, "sem.create.%s", cond);
     m->del = rtg_metric_new(ctx, "sem.delete.%s", cond);
+    rtg_metric_explain_call(ctx, m->create);
+    rtg_metric_explain_call(ctx, m->del);
     return m->create && m->del ? 0 : ENOMEM;
 }
 
@@ -47,8 +49,8 @@ static int new_unnamed(struct rtg_ctx *ctx, struct new_metrics *m, int64_t loops
         if (rc)
             return rc;
         uint64_t at = rtg_test_elapsed_ns(ctx);
-        rtg_metric_add(m->create, rtg_clock_delta_ns(a, b), at);
-        rtg_metric_add(m->del, rtg_clock_delta_ns(c, d), at);
+        rtg_metric_ticks(m->create, a, b, rtg_clock_delta_ns(a, b), at);
+        rtg_metric_ticks(m->del, c, d, rtg_clock_delta_ns(c, d), at);
     }
     return 0;
 }
@@ -76,8 +78,8 @@ static int new_named(struct rtg_ctx *ctx, struct new_metrics *m, int64_t loops, 
         if (rc1 || rc2)
             return rc1 ? rc1 : rc2;
         uint64_t at = rtg_test_elapsed_ns(ctx);
-        rtg_metric_add(m->create, rtg_clock_delta_ns(a, b), at);
-        rtg_metric_add(m->del, rtg_clock_delta_ns(c, d), at);
+        rtg_metric_ticks(m->create, a, b, rtg_clock_delta_ns(a, b), at);
+        rtg_metric_ticks(m->del, c, d, rtg_clock_delta_ns(c, d), at);
     }
     return 0;
 }
@@ -134,6 +136,7 @@ static const struct rtg_option new_options[] = {
 const struct rtg_test_desc rtg_test_sem_p_new = {
     .id = "SEM-P-NEW",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .title = "Semaphore create and delete (unnamed and named)",
     .kind = 'P',
     .options = RTG_OPTIONS(new_options),

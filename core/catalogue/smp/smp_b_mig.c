@@ -37,6 +37,10 @@ struct mig {
     uint64_t t0, interval_ns, burst_ns, gap_ns;
     struct trace *tr; /* [round * n_threads + rank] */
     int errors;
+    /* The C highest threads' stretches off the CPU inside their bursts:
+     * each one is a CPU held by something else, and the flight recorder
+     * keeps what held it for the worst (one figure per rank: one writer). */
+    struct rtg_metric *held[SMP_MAX_THREADS];
 };
 
 struct member {
@@ -44,7 +48,7 @@ struct member {
     int rank;
 };
 
-static void burst(struct mig *m, struct trace *t)
+static void burst(struct mig *m, struct trace *t, struct rtg_metric *held)
 {
     uint64_t start = rtg_mono_ns(), prev = start, ran = 0;
     t->n = 0;
@@ -52,6 +56,8 @@ static void burst(struct mig *m, struct trace *t)
     while (ran < m->burst_ns && !rtg_stop_requested()) {
         uint64_t now = rtg_mono_ns();
         if (now - prev > m->gap_ns) {
+            if (held)
+                rtg_metric_interval(held, prev, now, now - m->t0);
             if (t->n + 1 < SPAN_MAX) {
                 t->span[t->n].end = prev;
                 t->span[++t->n].start = now;
@@ -67,6 +73,8 @@ static void burst(struct mig *m, struct trace *t)
     t->n++;
 }
 
+static int c_of(const struct mig *m) { return m->n_threads - 1; }
+
 static void *member_main(void *arg)
 {
     struct member *me = arg;
@@ -77,7 +85,7 @@ static void *member_main(void *arg)
     }
     for (int r = 0; r < m->rounds && !rtg_stop_requested(); r++) {
         rtg_sleep_until(m->t0 + (uint64_t)r * m->interval_ns);
-        burst(m, &m->tr[r * m->n_threads + me->rank]);
+        burst(m, &m->tr[r * m->n_threads + me->rank], me->rank < c_of(m) ? m->held[me->rank] : NULL);
     }
     return NULL;
 }
@@ -103,6 +111,12 @@ static int mig_run(struct rtg_ctx *ctx)
     /* Bursts take at most (C+1)/C of a burst per CPU and round: the
      * interval keeps that under a fifth, far from RT throttling. */
     m.interval_ns = 10 * m.burst_ns;
+    for (int k = 0; k < c; k++) {
+        m.held[k] = rtg_metric_new(ctx, "smp.held_off.rank%d", k);
+        if (!m.held[k])
+            return rtg_fail_error(ctx, "out of memory");
+        rtg_metric_explain_call(ctx, m.held[k]);
+    }
     for (int i = 0; i < c; i++)
         m.cpus[i] = rtg_cpu_at(ctx, (size_t)i);
     m.tr = calloc((size_t)m.rounds * (size_t)m.n_threads, sizeof *m.tr);
@@ -223,6 +237,7 @@ static const struct rtg_option mig_options[] = {
 const struct rtg_test_desc rtg_test_smp_b_mig = {
     .id = "SMP-B-MIG",
     .source = __FILE__,
+    .recorded = true, /* what held a high thread off its CPU */
     .needs = RTG_OFFERS_AFFINITY_SETS,
     .title = "Global fixed-priority scheduling: the C highest runnable threads run on C CPUs",
     .kind = 'B',

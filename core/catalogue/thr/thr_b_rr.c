@@ -23,6 +23,10 @@ struct rr_thread {
     int id;
     size_t n, cap;
     struct rtg_thr_slice *seg; /* cap of them, ticks until converted */
+    /* Its stretches off the CPU: the others' slices, and anything that
+     * took the CPU besides them, which the flight recorder names. */
+    struct rtg_metric *off;
+    const struct rtg_ctx *ctx;
 };
 
 struct rr_state {
@@ -54,6 +58,9 @@ static void *rr_worker(void *arg)
         if (now - last > gap) {
             seg_push(t, start, last);
             start = now;
+            if (t->off)
+                rtg_metric_ticks(t->off, last, now, rtg_clock_delta_ns(last, now),
+                                 rtg_test_elapsed_ns(t->ctx));
         }
         last = now;
         if (now >= end || ((i & 1023) == 0 && rtg_stop_requested()))
@@ -147,8 +154,11 @@ static int rr_b_run(struct rtg_ctx *ctx)
         return rtg_fail_error(ctx, "out of memory");
     }
     st->gap = (uint64_t)(20000.0 / rtg_clock_g.ns_per_tick); /* 20 us */
-    for (int i = 0; i < n; i++)
-        st->th[i] = (struct rr_thread){.st = st, .id = i, .cap = segs, .seg = seg + i * segs};
+    for (int i = 0; i < n; i++) {
+        st->th[i] = (struct rr_thread){.st = st, .id = i, .cap = segs, .seg = seg + i * segs,
+                                       .ctx = ctx, .off = rtg_metric_new(ctx, "thread.rr.off_cpu.t%d", i)};
+        rtg_metric_explain_call(ctx, st->th[i].off);
+    }
     atomic_init(&st->begin, 0);
     struct rr_ctl c = {.ctx = ctx, .st = st, .pol = pol, .n = n, .prio = prio, .window_ns = window};
     /* The controller stays SCHED_FIFO above the workers, so it closes the
@@ -293,6 +303,7 @@ static const struct rtg_option rr_b_options[] = {
 const struct rtg_test_desc rtg_test_thr_b_rr = {
     .id = "THR-B-RR",
     .source = __FILE__,
+    .recorded = true, /* what took the CPU from each thread */
     .title = "Round-robin fairness and time slice",
     .kind = 'B',
     .options = RTG_OPTIONS(rr_b_options),

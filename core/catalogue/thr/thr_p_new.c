@@ -67,14 +67,14 @@ static void *new_creator(void *arg)
             uint64_t d = rtg_clock_ticks();
             uint64_t at = rtg_test_elapsed_ns(ctx);
             if (sc == 0) {
-                rtg_metric_add(s->m[0], rtg_clock_delta_ns(a, b), at);
-                rtg_metric_add(s->m[1], rtg_clock_delta_ns(c, d), at);
+                rtg_metric_ticks(s->m[0], a, b, rtg_clock_delta_ns(a, b), at);
+                rtg_metric_ticks(s->m[1], c, d, rtg_clock_delta_ns(c, d), at);
             } else if (sc == 1) {
-                rtg_metric_add(s->m[2], rtg_clock_delta_ns(a, s->first), at);
-                rtg_metric_add(s->m[3], rtg_clock_delta_ns(s->last, b), at);
+                rtg_metric_ticks(s->m[2], a, s->first, rtg_clock_delta_ns(a, s->first), at);
+                rtg_metric_ticks(s->m[3], s->last, b, rtg_clock_delta_ns(s->last, b), at);
             } else {
-                rtg_metric_add(s->m[4], rtg_clock_delta_ns(a, s->first), at);
-                rtg_metric_add(s->m[5], rtg_clock_delta_ns(c, d), at);
+                rtg_metric_ticks(s->m[4], a, s->first, rtg_clock_delta_ns(a, s->first), at);
+                rtg_metric_ticks(s->m[5], c, d, rtg_clock_delta_ns(c, d), at);
             }
         }
     }
@@ -97,6 +97,8 @@ static int new_p_run(struct rtg_ctx *ctx)
     for (int i = 0; i < 6; i++)
         if (!(s.m[i] = rtg_metric_new(ctx, "%s", names[i])))
             return rtg_fail_error(ctx, "out of memory");
+        else
+            rtg_metric_explain_call(ctx, s.m[i]);
     rtg_thread_t c;
     rc = rtg_thr_spawn(ctx, &c, s.prio, new_creator, &s);
     if (!rc)
@@ -125,6 +127,7 @@ static const struct rtg_option new_p_options[] = {
 const struct rtg_test_desc rtg_test_thr_p_new = {
     .id = "THR-P-NEW",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .title = "Thread creation and deletion time (never run, run and terminate, run and block)",
     .kind = 'P',
     .options = RTG_OPTIONS(new_p_options),

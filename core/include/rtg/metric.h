@@ -9,7 +9,22 @@
 #include "rtg/stats.h"
 
 #define RTG_METRIC_NAME_MAX 96
-#define RTG_SPAN_ENDS_NOW UINT64_MAX
+
+/* One sample's interval as the recorder is told it: on the trace clock
+ * (CLOCK_MONOTONIC: a..b), ending now (d long), or on the measuring clock
+ * (counter ticks a..b). The recorder places the last two on the trace
+ * clock only for a sample it may keep. */
+enum rtg_span_clock { RTG_SPAN_MONO, RTG_SPAN_NOW, RTG_SPAN_TICKS };
+struct rtg_span {
+    enum rtg_span_clock clock;
+    uint64_t a, b; /* MONO: ns; TICKS: counter ticks; NOW: unused */
+    uint64_t d;    /* its length in ns */
+};
+/* What a figure's interval is, for the explanation: from a release instant
+ * to the thread running (a wake-up, a hand-over), or the thread's own call
+ * from its start to its return (fork, malloc, a send). */
+enum rtg_interval { RTG_INTERVAL_RELEASE, RTG_INTERVAL_OPERATION };
+struct rtg_metric;
 
 struct rtg_metric {
     char name[RTG_METRIC_NAME_MAX]; /* <object>.<operation>.<condition> */
@@ -28,9 +43,10 @@ struct rtg_metric {
     const char *unexplained;
     /* Told of every interval, when set: the flight recorder keeps the
      * kernel's events around the worst (rtg_metric_explain, rtg/test.h).
-     * from_ns RTG_SPAN_ENDS_NOW: to_ns is a duration that ended just now. */
-    void (*watch)(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns, bool worst);
+     * worst: the figure's worst sample so far. */
+    void (*watch)(void *arg, const struct rtg_metric *m, const struct rtg_span *s, bool worst);
     void *watch_arg;
+    enum rtg_interval interval; /* what its samples' intervals are */
 };
 
 void rtg_metric_init(struct rtg_metric *m, const char *name);
@@ -62,8 +78,10 @@ static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, u
         m->negative++;
     else
         rtg_metric_add(m, to_ns - from_ns, at_ns);
-    if (m->watch)
-        m->watch(m->watch_arg, m->name, from_ns, to_ns, worst);
+    if (m->watch && to_ns >= from_ns) {
+        struct rtg_span s = {RTG_SPAN_MONO, from_ns, to_ns, to_ns - from_ns};
+        m->watch(m->watch_arg, m, &s, worst);
+    }
 }
 /* A sample of ns that ends now, measured on the measuring clock (a
  * counter, not the trace clock): when the recorder keeps it, it places the
@@ -73,8 +91,23 @@ static inline void rtg_metric_span(struct rtg_metric *m, uint64_t ns, uint64_t a
 {
     bool worst = m->stats.count == 0 || ns > m->stats.max;
     rtg_metric_add(m, ns, at_ns);
-    if (m->watch)
-        m->watch(m->watch_arg, m->name, RTG_SPAN_ENDS_NOW, ns, worst);
+    if (m->watch) {
+        struct rtg_span s = {RTG_SPAN_NOW, 0, 0, ns};
+        m->watch(m->watch_arg, m, &s, worst);
+    }
+}
+/* A sample of ns from counter tick a to tick b (rtg/clock.h), recorded by
+ * the thread that ran it, soon after: the recorder places it on the trace
+ * clock through one reading of both clocks, only when it may keep it. */
+static inline void rtg_metric_ticks(struct rtg_metric *m, uint64_t a, uint64_t b, uint64_t ns,
+                                    uint64_t at_ns)
+{
+    bool worst = m->stats.count == 0 || ns > m->stats.max;
+    rtg_metric_add(m, ns, at_ns);
+    if (m->watch) {
+        struct rtg_span s = {RTG_SPAN_TICKS, a, b, ns};
+        m->watch(m->watch_arg, m, &s, worst);
+    }
 }
 /* Merges b into a; a tracks blocks if b does (it may allocate: not in a hot path). */
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);

@@ -85,6 +85,7 @@ struct rtg_trace_window {
     /* Why it was kept (the policy's): among the K worst samples of the
      * test, the worst of its figure (metric), or both. */
     bool worst, figure_max;
+    bool operation; /* the thread's own call from release to end, not a wake-up */
     /* The hypervisor's share, where the OS tells it: the steal time that
      * grew on cpu between two readings around the window. */
     bool steal_known;
@@ -138,6 +139,10 @@ struct rtg_trace_cut {
     int cpu;
     int32_t tid;
     uint64_t from_ns, to_ns;
+    /* The thread's own call (an operation), not a wake-up: what matters is
+     * where it was taken off its CPU, which a port that can tell may cut. */
+    bool operation;
+    uint64_t release_ns;
 };
 
 /* How far back the buffer a window was cut from held every event of its

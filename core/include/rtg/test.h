@@ -64,6 +64,9 @@ struct rtg_test_desc {
     /* Non-NULL when such figures are not explained by this test's own
      * flight recorder (docs/recorder.md): why. */
     const char *not_explained;
+    /* The flight recorder runs for this test though none of its figures is
+     * a release latency: it explains calls (rtg_metric_explain_call). */
+    bool recorded;
 };
 
 #define RTG_OPTIONS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]))
@@ -96,6 +99,10 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
  * both from rtg_mono_ns(), and be recorded by that thread right away. A
  * no-op where the run records nothing. */
 void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m);
+/* The same for a figure whose samples are the thread's own call, from its
+ * start to its return (fork, malloc, a send): explained by what ran on its
+ * CPU meanwhile. The test's descriptor sets `recorded`. */
+void rtg_metric_explain_call(struct rtg_ctx *ctx, struct rtg_metric *m);
 /* A verdict; evidence is a JSON value written by an rtg_json, or NULL. */
 void rtg_verdict(struct rtg_ctx *ctx, const char *name, bool pass, const char *expected,
                  const char *observed, const struct rtg_json *evidence);

@@ -32,11 +32,14 @@ static void drain_cpu(struct rtg_trace_port *t, struct cpu_ring *r, uint64_t unt
 {
     if (r->fd < 0)
         return;
+    uint64_t began = rtg_tr_mono_ns();
     for (bool past = false; !past;) {
         /* read aside first: a full ring gives up its oldest page only for a new one */
         ssize_t got = read(r->fd, t->page, t->page_size);
-        if (got <= 0)
-            break; /* EAGAIN: nothing more to read now */
+        if (got <= 0) {
+            r->read_to_ns = began; /* EAGAIN: all written before the drain began is read */
+            break;
+        }
         if (r->n == r->cap)
             evict_oldest(r);
         size_t slot = (r->head + r->n) % r->cap;
@@ -48,7 +51,17 @@ static void drain_cpu(struct rtg_trace_port *t, struct cpu_ring *r, uint64_t unt
         r->missed[slot] = missed;
         r->n++;
         t->pages_read++;
-        past = r->ts[slot] > until_ns; /* every event up to until_ns is read */
+        if (r->ts[slot] > until_ns) { /* every event before this page is read */
+            past = true;
+            r->read_to_ns = r->ts[slot] > r->read_to_ns ? r->ts[slot] : r->read_to_ns;
+        }
+        /* A page that reaches the drain's start: the reader has caught up.
+         * Reading on would hand over the writer's new events a few at a
+         * time, a page each, and fill the ring with nearly empty pages. */
+        if (!past && rtg_ring_page_last_ts(&t->layout, page, (size_t)got) >= began) {
+            past = true;
+            r->read_to_ns = began;
+        }
         if (missed)
             t->lost_events = add_missed(t->lost_events, missed);
     }

@@ -303,6 +303,10 @@ static void cut_from_ring(struct rtg_trace_port *t, const struct cpu_ring *r, st
             g->have_idle = true;
         }
     }
+    /* A ring not read up to the window's end lacks its last events: never
+     * complete (the reader stopped short, or the cut came too early). */
+    if (r->read_to_ns < c->to_ns)
+        held = c->to_ns;
     int64_t oldest = -1;
     if (r->n)
         oldest = (int64_t)r->ts[r->head];
@@ -310,25 +314,29 @@ static void cut_from_ring(struct rtg_trace_port *t, const struct cpu_ring *r, st
         .since_ns = held, .lost = 0, .oldest_ns = oldest, .cpu = c->cpu};
 }
 
-/* The latest switch to one thread, up to an instant. */
+/* The latest switch to one thread up to an instant, or (out) the first
+ * switch away from it after one. */
 struct switch_in {
     struct rtg_trace_port *t;
     int32_t tid;
-    uint64_t to_ns;
+    bool out;
+    uint64_t from_ns, to_ns;
     int64_t at_ns; /* -1: none */
 };
 
 static void on_switch_in(void *arg, const struct rtg_ring_event *e)
 {
     struct switch_in *s = arg;
-    if (e->ts > s->to_ns || (int64_t)e->ts <= s->at_ns)
+    if (e->ts > s->to_ns || e->ts < s->from_ns)
+        return;
+    if (s->out ? s->at_ns >= 0 && (int64_t)e->ts >= s->at_ns : (int64_t)e->ts <= s->at_ns)
         return;
     const struct rtg_tp_decoder *d = decoder_of(s->t, rtg_tp_type(e->data, e->len));
     if (!d || d->kind != RTG_TEV_SWITCH)
         return;
     struct rtg_tev ev;
     rtg_tp_decode(d, e->data, e->len, e->ts, 0, &ev);
-    if (ev.pid2 == s->tid)
+    if ((s->out ? ev.pid : ev.pid2) == s->tid)
         s->at_ns = (int64_t)e->ts;
 }
 
@@ -344,6 +352,29 @@ static int cpu_at_end(struct rtg_trace_port *t, const struct rtg_trace_cut *c)
         return c->cpu;
     int best = c->cpu;
     int64_t best_at = -1;
+    /* A call: the CPU it was first taken off during the call, where what
+     * held it ran (it may have gone on elsewhere). A wake-up: where it ran. */
+    bool out = c->operation;
+    for (size_t k = 0; k < t->n_rings && out; k++) {
+        const struct cpu_ring *r = &t->rings[k];
+        struct switch_in s = {
+            .t = t, .tid = c->tid, .out = true, .from_ns = c->release_ns, .to_ns = c->to_ns, .at_ns = -1};
+        for (size_t i = rtg_tr_ring_first(r, c->release_ns); i < r->n; i++) {
+            if (r->ts[(r->head + i) % r->cap] > c->to_ns)
+                break;
+            uint32_t len;
+            uint64_t missed;
+            const uint8_t *page = rtg_tr_ring_page(t, r, i, &len, &missed);
+            uint64_t m2;
+            rtg_ring_page_walk(&t->layout, page, len, on_switch_in, &s, &m2);
+        }
+        if (s.at_ns >= 0 && (best_at < 0 || s.at_ns < best_at)) {
+            best_at = s.at_ns;
+            best = r->cpu;
+        }
+    }
+    if (best_at >= 0)
+        return best;
     for (size_t k = 0; k < t->n_rings; k++) {
         const struct cpu_ring *r = &t->rings[k];
         struct switch_in s = {.t = t, .tid = c->tid, .to_ns = c->to_ns, .at_ns = -1};

@@ -36,6 +36,7 @@ struct cpu_ring {
     uint64_t *ts;     /* each page's time stamp (its first event's base) */
     uint64_t *missed; /* events lost before each page (UINT64_MAX: some) */
     uint64_t held_since_ns; /* every event from here on was read (none evicted) */
+    uint64_t read_to_ns;    /* every event up to here was read (the last drain caught up) */
 };
 
 /* A cut asked for, with the kept slot's generation when asked (a later

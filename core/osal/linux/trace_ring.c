@@ -116,6 +116,18 @@ uint64_t rtg_ring_page_ts(const uint8_t *page)
     return read_u(page, 8);
 }
 
+static void note_ts(void *arg, const struct rtg_ring_event *e)
+{
+    *(uint64_t *)arg = e->ts;
+}
+
+uint64_t rtg_ring_page_last_ts(const struct rtg_ring_layout *l, const uint8_t *page, size_t len)
+{
+    uint64_t last = len >= 8 ? read_u(page, 8) : 0, missed;
+    rtg_ring_page_walk(l, page, len, note_ts, &last, &missed);
+    return last;
+}
+
 uint64_t rtg_ring_page_missed(const struct rtg_ring_layout *l, const uint8_t *page, size_t len)
 {
     if (len < l->data_off || len < l->commit_off + l->commit_size)

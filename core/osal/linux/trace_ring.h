@@ -34,6 +34,8 @@ int rtg_ring_page_walk(const struct rtg_ring_layout *l, const uint8_t *page, siz
 /* Events lost before this page, as rtg_ring_page_walk says it, without
  * walking the events. */
 uint64_t rtg_ring_page_missed(const struct rtg_ring_layout *l, const uint8_t *page, size_t len);
+/* The time stamp of the page's last event (its header's when it has none). */
+uint64_t rtg_ring_page_last_ts(const struct rtg_ring_layout *l, const uint8_t *page, size_t len);
 /* The page's first time stamp (its header), for skipping whole pages. */
 uint64_t rtg_ring_page_ts(const uint8_t *page);
 

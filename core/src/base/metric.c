@@ -17,6 +17,7 @@ void rtg_metric_init(struct rtg_metric *m, const char *name)
     m->unexplained = NULL;
     m->watch = NULL;
     m->watch_arg = NULL;
+    m->interval = RTG_INTERVAL_RELEASE;
 }
 
 void rtg_metric_free(struct rtg_metric *m)

@@ -130,6 +130,7 @@ static void emit_window(struct rtg_json *j, const struct rtg_trace_window *w)
 {
     rtg_json_obj_begin(j);
     rtg_json_kstr(j, "metric", w->metric);
+    rtg_json_kstr(j, "interval", w->operation ? "operation" : "release");
     rtg_json_kuint(j, "sample_ns", w->end_ns - w->release_ns);
     rtg_json_kuint(j, "release_ns", w->release_ns);
     rtg_json_kuint(j, "end_ns", w->end_ns);

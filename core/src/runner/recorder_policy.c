@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtg/clock.h"
 #include "rtg/metric.h"
 #include "rtg/osal.h"
 #include "rtg_private/recorder_policy.h"
@@ -21,6 +22,7 @@ struct kept {
     uint64_t d, release_ns, end_ns;
     int cpu;
     int32_t tid;
+    bool operation;
     char metric[RTG_TRACE_METRIC_MAX];
 };
 
@@ -169,20 +171,29 @@ int rtg_recorder_open(struct rtg_recorder **out, const struct rtg_trace_ops *por
 void rtg_recorder_offer(struct rtg_recorder *r, const char *metric, uint64_t release_ns,
                         uint64_t end_ns, bool figure_max)
 {
-    if (r && release_ns == RTG_SPAN_ENDS_NOW) {
-        /* a duration that ended now: placed on the trace clock only when it
-         * may be kept (the clock is read on the slow path alone) */
-        uint64_t d = end_ns;
+    struct rtg_sample s = {metric, release_ns, end_ns, -1, 0, figure_max, false};
+    rtg_recorder_offer_samples(r, &s, 1);
+}
+
+void rtg_recorder_offer_span(struct rtg_recorder *r, const char *metric, bool operation,
+                             const struct rtg_span *sp, bool figure_max)
+{
+    if (!r)
+        return;
+    uint64_t d = sp->d, release = sp->a, end = sp->b;
+    if (sp->clock != RTG_SPAN_MONO) {
+        /* placed on the trace clock only on the slow path */
         if (d <= r->cfg.floor_ns ||
             (d <= atomic_load_explicit(&r->fast, memory_order_relaxed) && !figure_max)) {
             if (d > r->cfg.floor_ns)
                 atomic_fetch_add_explicit(&r->offered, 1u, memory_order_relaxed);
             return;
         }
-        end_ns = rtg_mono_ns();
-        release_ns = end_ns > d ? end_ns - d : 0;
+        uint64_t ticks = rtg_clock_ticks(), now = rtg_mono_ns();
+        end = sp->clock == RTG_SPAN_NOW ? now : now - rtg_clock_delta_ns(sp->b, ticks);
+        release = end > d ? end - d : 0;
     }
-    struct rtg_sample s = {metric, release_ns, end_ns, -1, 0, figure_max};
+    struct rtg_sample s = {metric, release, end, -1, 0, figure_max, operation};
     rtg_recorder_offer_samples(r, &s, 1);
 }
 
@@ -320,7 +331,9 @@ void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample 
                                             .cpu = x->cpu < 0 ? my_cpu : x->cpu,
                                             .tid = x->cpu < 0 ? my_tid : x->tid,
                                             .from_ns = x->release_ns > lb ? x->release_ns - lb : 0,
-                                            .to_ns = x->end_ns};
+                                            .to_ns = x->end_ns,
+                                            .operation = x->operation,
+                                            .release_ns = x->release_ns};
     }
     if (nc && r->port->freeze(r->p, cuts, nc) == 0) {
         for (size_t c = 0; c < nc; c++) {
@@ -331,6 +344,7 @@ void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample 
             kp->end_ns = x->end_ns;
             kp->cpu = cuts[c].cpu;
             kp->tid = cuts[c].tid;
+            kp->operation = x->operation;
             snprintf(kp->metric, sizeof kp->metric, "%s", x->metric ? x->metric : "");
         }
         r->set = *k;
@@ -394,6 +408,7 @@ void rtg_recorder_close(struct rtg_recorder *r, struct rtg_trace_result *out)
             w->end_ns = k->end_ns;
             w->cpu = cover.cpu >= 0 ? cover.cpu : k->cpu;
             w->tid = k->tid;
+            w->operation = k->operation;
             w->worst = is_worst(&r->set, order[i]);
             w->figure_max = is_figure_max(&r->set, r->n_figs, order[i]);
             w->complete = rtg_recorder_complete(&cover, k->release_ns, k->end_ns, &w->start_ns);

@@ -74,7 +74,8 @@ static int test_body(void *arg, struct rtg_isolate_channel *ch)
         rtg_note(&ctx, "ran in a virtual machine");
     double bound = bound_s(&ctx);
     /* a test with release-latency figures runs with the flight recorder */
-    rtg_explain_start(&ctx.explain, rs->cfg, d->release_latency != NULL, d->not_explained);
+    rtg_explain_start(&ctx.explain, rs->cfg, d->release_latency != NULL || d->recorded,
+                      d->not_explained);
 
     ctx.start_ns = rtg_mono_ns();
     int rc = d->run(&ctx);
@@ -189,7 +190,8 @@ static enum rtg_status run_one(struct run_state *rs, const struct rtg_test_desc 
         return RTG_ST_ERROR;
     }
     bool complete = o.len > 0 && o.record[o.len - 1] == '\n';
-    if (d->release_latency && !rs->cfg->explain.off && o.end != RTG_ISO_COMPLETED)
+    if ((d->release_latency || d->recorded) && !rs->cfg->explain.off &&
+        o.end != RTG_ISO_COMPLETED)
         rtg_trace_port.janitor(); /* what a killed test's recorder left */
     if (complete && o.end == RTG_ISO_COMPLETED) {
         emit_line(rs, o.record, o.len);

@@ -59,9 +59,16 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
     return m;
 }
 
-static void offer(void *arg, const char *name, uint64_t from_ns, uint64_t to_ns, bool worst)
+static void offer(void *arg, const struct rtg_metric *m, const struct rtg_span *s, bool worst)
 {
-    rtg_recorder_offer(arg, name, from_ns, to_ns, worst);
+    rtg_recorder_offer_span(arg, m->name, m->interval == RTG_INTERVAL_OPERATION, s, worst);
+}
+
+void rtg_metric_explain_call(struct rtg_ctx *ctx, struct rtg_metric *m)
+{
+    if (m)
+        m->interval = RTG_INTERVAL_OPERATION;
+    rtg_metric_explain(ctx, m);
 }
 
 void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m)

@@ -311,6 +311,27 @@ def verdict_blocks(run: Run) -> list[Block]:
     return [Table(["test", "verdict", "", "expected", "observed"], rows)] + evid
 
 
+def interference_blocks(a: AnalysedRun) -> list[Block]:
+    """For each failed verdict of a test the flight recorder watched: what
+    held the CPU in its worst kept sample, from the same recorder."""
+    out: list[Block] = []
+    for t in a.run.tests:
+        failed = [v.name for v in t.verdicts if not v.passed]
+        e = a.test_explained(t)
+        if not failed or e is None or not e.windows:
+            continue
+        x = e.windows[0].explanation
+        out.append(
+            Para(
+                f"{t.id} failed ({', '.join(failed)}): in its worst kept sample ({x.metric}, "
+                f"{us2(x.sample_ns)} µs on CPU {x.cpu}) — {x.culprit} (the flight recorder: "
+                f"“Why the worst case: {t.id}”).",
+                "warn",
+            )
+        )
+    return out
+
+
 def not_run_blocks(run: Run) -> list[Block]:
     """Tests without figures to trust: errors, skips, interruptions, with reasons."""
     rows = [
@@ -394,6 +415,7 @@ def run_blocks(a: AnalysedRun) -> list[Block]:
     if a.claim is not None:
         out += run_section(a.claim)
     out += [Heading(2, "Behaviour verdicts", "verdicts")] + verdict_blocks(run)
+    out += interference_blocks(a)
     out += not_run_blocks(run)
     out.append(Heading(2, "Performance, worst case first", "performance"))
     by_family: dict[str, list[TestRecord]] = defaultdict(list)

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtg/metric.h"
 #include "rtg/osal_trace.h"
 
 /* The windows kept, as the record writes them. */
@@ -59,6 +60,7 @@ struct rtg_sample {
     int cpu;
     int32_t tid;
     bool figure_max;
+    bool operation; /* the thread's own call (else a release latency) */
 };
 
 struct rtg_recorder;
@@ -70,6 +72,11 @@ int rtg_recorder_open(struct rtg_recorder **out, const struct rtg_trace_ops *por
  * Cheap unless it enters the kept set. */
 void rtg_recorder_offer(struct rtg_recorder *r, const char *metric, uint64_t release_ns,
                         uint64_t end_ns, bool figure_max);
+/* A sample as a metric tells it (rtg/metric.h): on the trace clock, ending
+ * now, or on the measuring clock; placed on the trace clock only when it
+ * may be kept. */
+void rtg_recorder_offer_span(struct rtg_recorder *r, const char *metric, bool operation,
+                             const struct rtg_span *s, bool figure_max);
 /* Several samples at once (ending together on several CPUs): each judged
  * in turn, those that enter frozen by one freeze. */
 void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample *s, size_t n);

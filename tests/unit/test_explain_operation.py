@@ -337,3 +337,18 @@ def test_the_analysed_window_says_its_interval_and_the_report_its_span(tmp_path:
     assert "the call&#x27;s own work" in timeline_svg(mine) and "waited (idle)" in timeline_svg(
         mine
     )
+
+
+def test_a_task_that_ran_while_the_thread_slept_and_then_kept_it_off_is_one_party() -> None:
+    """hog runs from the thread's sleep at 10 µs; the thread is woken at 20 µs
+    and hog keeps the CPU until 90 µs: two parts (why each was legal), one
+    party, the line in the words of the larger."""
+    w = window([CALLED, sw(10_000, PROBE, HOG, SLEEPING), wake(20_000, HOG[0]),
+                sw(90_000, HOG, PROBE, 0)])  # fmt: skip
+    x = taken(w)
+    assert part(x, "op-task-blocked") == 10_000 and part(x, "op-task-outranks") == 70_000
+    assert x.culprit == "80 % preempted by hog/1234 SCHED_FIFO 99"
+    # the control: woken only at 80 µs, the blocked part is the larger
+    y = taken(replace(w, events=tuple(replace(e, t=80_000) if e.kind == "waking" else e
+                                      for e in w.events)))  # fmt: skip
+    assert y.culprit == "80 % hog/1234 SCHED_FIFO 99 ran while the thread was blocked"

@@ -167,7 +167,9 @@ def _culprit_line(w: TraceWindow, parts: list[Part], named: Culprit | None) -> s
         return "incomplete: the trace does not reach back to the release"
     if named is None:
         return "nothing in the trace explains it"
-    blame = next(p.blame for p in parts if party_of(p) == named.party)
+    # the words of the party's largest part (a task that ran while the
+    # thread was blocked and then preempted it is one party, two parts)
+    blame = max((p for p in parts if party_of(p) == named.party), key=lambda p: p.ns).blame
     return f"{100.0 * named.share:.0f} % {blame}"
 
 

@@ -352,3 +352,14 @@ def test_a_task_that_ran_while_the_thread_slept_and_then_kept_it_off_is_one_part
     y = taken(replace(w, events=tuple(replace(e, t=80_000) if e.kind == "waking" else e
                                       for e in w.events)))  # fmt: skip
     assert y.culprit == "80 % hog/1234 SCHED_FIFO 99 ran while the thread was blocked"
+
+
+def test_the_wake_up_and_switch_in_marked_are_the_threads_within_the_call() -> None:
+    x = taken(blocked(True))  # woken from CPU 0: no event of it on the thread's CPU
+    assert (x.wake_at, x.switch_at) == (70_000, 75_000)
+    y = taken(preempted_by(HOG))  # never woken: back after the preemption
+    assert (y.wake_at, y.switch_at) == (None, 90_000)
+    # the control: the thread never left the CPU
+    z = taken(storm(1_000))
+    assert (z.wake_at, z.switch_at) == (None, None)
+    assert ">woken</text>" in timeline_svg(x) and ">woken</text>" not in timeline_svg(z)

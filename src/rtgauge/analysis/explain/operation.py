@@ -53,6 +53,18 @@ class OpState:
                 return s.state_at(t)
         return RUNNING
 
+    @property
+    def first_wake(self) -> int | None:
+        """The thread's first wake-up within the call (on any CPU)."""
+        return next((s.woken_at for s in self.spans if s.woken_at is not None), None)
+
+    def first_back(self, end: int) -> int | None:
+        """The first switch back to the thread: after its first wake-up, or
+        after its first time off the CPU when it was never woken."""
+        woken = [s for s in self.spans if s.woken_at is not None]
+        span = woken[0] if woken else self.spans[0] if self.spans else None
+        return span.b if span and span.b < end else None
+
     def span_at(self, t: int) -> OffSpan | None:
         return next((s for s in self.spans if s.a <= t < s.b), None)
 

@@ -258,6 +258,9 @@ class TraceWindowRecord:
     events: tuple[TraceEvent, ...]
     worst: bool = True  # among the K worst of the test (older records: every window)
     figure_max: bool = False  # the worst sample of its figure
+    # what the sample measures: "release" (to the thread running; older
+    # records) or "operation" (the thread's call, t = 0, to its return)
+    interval: str = "release"
 
     @classmethod
     def read(cls, d: Record) -> TraceWindowRecord:
@@ -278,6 +281,7 @@ class TraceWindowRecord:
             policies={t["pid"]: t["policy"] or "" for t in d.get("tasks", [])},
             worst=d.get("worst", True),
             figure_max=d.get("figure_max", False),
+            interval=d.get("interval", "release"),
             origins={t["pid"]: t["origin"] for t in d.get("tasks", []) if t.get("origin")},
             events=tuple(TraceEvent.read(e) for e in d["events"]),
         )

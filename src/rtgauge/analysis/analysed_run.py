@@ -320,6 +320,7 @@ def window_json(w: ExplainedWindow) -> dict[str, Any]:
         "bears_on": [b.to_json() for b in w.bearings],
         "worst": w.worst,
         "figure_max": w.figure_max,
+        "interval": x.interval,
     }
 
 

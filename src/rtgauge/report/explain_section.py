@@ -8,7 +8,7 @@ bear on it in analysis/explain_audit.py, both once per run."""
 from __future__ import annotations
 
 from rtgauge.analysis.analysed_run import AnalysedRun, ExplainedTest
-from rtgauge.analysis.explain import UNACCOUNTED, Explanation
+from rtgauge.analysis.explain import OPERATION, UNACCOUNTED, Explanation
 from rtgauge.analysis.explain_audit import Bearing
 from rtgauge.fmt import us2
 from rtgauge.model import TestRecord
@@ -33,7 +33,8 @@ def parts_table(x: Explanation) -> Table:
         ]
         for p in x.parts
     ]
-    return Table(["part, from release to running", "µs", "share", "why"], rows)
+    span = "from the call to its return" if x.interval == OPERATION else "from release to running"
+    return Table([f"part, {span}", "µs", "share", "why"], rows)
 
 
 def headline(x: Explanation) -> str:

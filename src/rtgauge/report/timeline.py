@@ -1,6 +1,7 @@
 """The timeline picture of one explained sample, as inline SVG: a lane per
 CPU, segments coloured by what the CPU was doing, the release, wake-up,
-switch-in and end marked. Every text is escaped (task names come from the
+switch-in and end marked (an operation's: the call, the thread's first
+wake-up and switch-in within it, and its return). Every text is escaped (task names come from the
 traced system)."""
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from rtgauge.analysis.explain import (
     IRQ,
     NO_EVENT,
     NONPREEMPT,
+    OPERATION,
+    OWN_WORK,
     RETURN,
     SOFTIRQ,
     SWITCH,
@@ -20,6 +23,7 @@ from rtgauge.analysis.explain import (
     TIMER,
     UNACCOUNTED,
     VECTOR,
+    WAIT,
     WAKE_IRQ,
     WAKER,
     Explanation,
@@ -43,6 +47,8 @@ COLOURS = {
     SWITCH: "#6e7781",
     NONPREEMPT: "#a475f9",
     RETURN: "#2da44e",
+    OWN_WORK: "#4ac26b",
+    WAIT: "#eaeef2",
     UNACCOUNTED: "#ffffff",
 }
 NAMES = {
@@ -59,6 +65,8 @@ NAMES = {
     SWITCH: "switch path",
     NONPREEMPT: "not preempted",
     RETURN: "the thread",
+    OWN_WORK: "the call's own work",
+    WAIT: "waited (idle)",
     UNACCOUNTED: "unaccounted",
 }
 
@@ -69,7 +77,8 @@ def _us(ns: float) -> str:
 
 
 def timeline_svg(x: Explanation) -> str:
-    """The picture of x, from just before the release to the sample's end."""
+    """The picture of x, from just before the release (an operation's call)
+    to the sample's end."""
     end = max(1, x.sample_ns)
     lo = -max(end // 10, 1)
     cpus = sorted({s.cpu for s in x.segments} | {x.cpu}, key=lambda c: (c != x.cpu, c))
@@ -108,6 +117,8 @@ def timeline_svg(x: Explanation) -> str:
             f"{escape(_us(at))}</text>"
         )
     marks = [(0, "release"), (x.wake_at, "wake-up"), (x.switch_at, "switch-in"), (end, "end")]
+    if x.interval == OPERATION:
+        marks = [(0, "call"), (x.wake_at, "woken"), (x.switch_at, "switch-in"), (end, "return")]
     taken: list[list[tuple[float, float]]] = [[], [], []]  # label rows, spans used
     for mark, label in marks:
         if mark is None:

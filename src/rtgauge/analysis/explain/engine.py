@@ -9,11 +9,15 @@ to the first rule of the table (rules.py) that applies; the words are made
 from the parts at the end; the parts are summed by what they were, and add
 up to the sample with an explicit "unaccounted" remainder. The culprit is
 the party responsible for the largest share; a window that lost events, or
-does not reach back to the release, names nobody. docs/explain.md.
+does not reach back to the release, names nobody. An operation window (the
+thread's call at t = 0 to its return) is cut the same way and its pieces
+go to the operation rules (op_rules.py): the thread's own work, handlers,
+the tasks that ran instead, the time it waited. docs/explain.md.
 """
 
 from __future__ import annotations
 
+from rtgauge.analysis.explain.operation import op_state, split_at_wakes, thread_pieces
 from rtgauge.analysis.explain.parts import (
     HANDLER_KINDS,
     IDLE,
@@ -36,17 +40,16 @@ from rtgauge.analysis.explain.passes import (
     learn_tasks,
 )
 from rtgauge.analysis.explain.replay import ENTRY
+from rtgauge.analysis.explain.rule_base import Case, Context
 from rtgauge.analysis.explain.rules import (
     BEFORE_WINDOW,
     REMAINDER,
-    Case,
-    Context,
     classify,
     merge_key,
     party_of,
     worded,
 )
-from rtgauge.analysis.explain.window import TraceWindow
+from rtgauge.analysis.explain.window import OPERATION, RELEASE, TraceWindow
 from rtgauge.analysis.explain.words import frame_label, no_event_blame, task_label
 
 
@@ -59,14 +62,21 @@ def explain(w: TraceWindow) -> Explanation:
     tasks = learn_tasks(events)
     me = tasks.get(w.tid)
     marks = landmarks(evs, w.tid, w.os)
-    ctx = Context(w, marks, tasks, me.prio if me else None, held_tasks(evs, w.tid, marks, w.os))
+    pieces = cut(evs, w)
+    op = None
+    if w.interval == OPERATION:  # the thread ran at the call: its states through it
+        pieces = thread_pieces(pieces, evs, w.tid)
+        op = op_state(w, pieces, events, tasks)
+        pieces = split_at_wakes(pieces, op)
+    held = held_tasks(evs, w.tid, marks, w.os)
+    ctx = Context(w, marks, tasks, me.prio if me else None, held, op)
 
     segs: list[Segment] = []
     raw: list[Part] = []
     known_from = max(0, w.start)
     if known_from > 0:
         raw.append(worded(Part(UNACCOUNTED, min(known_from, end), BEFORE_WINDOW.name), w))
-    for piece in cut(evs, w):
+    for piece in pieces:
         if piece.b <= 0:  # before the release: the picture only
             segs.append(_context_segment(w, piece, tasks))
             continue
@@ -88,10 +98,11 @@ def explain(w: TraceWindow) -> Explanation:
         culprit=_culprit_line(w, parts, named),
         culprit_kind=named.kind if named else None,
         segments=tuple(segs),
-        wake_at=marks.wake_at,
-        switch_at=marks.switch_at,
+        wake_at=op.first_wake if op else marks.wake_at,
+        switch_at=op.first_back(end) if op else marks.switch_at,
         lost_events=w.lost_events,
         named=named,
+        interval=OPERATION if w.interval == OPERATION else RELEASE,
     )
 
 
@@ -151,10 +162,14 @@ def _culprit_line(w: TraceWindow, parts: list[Part], named: Culprit | None) -> s
         n = w.lost_events
         if n:
             return f"incomplete: {n} events lost"
+        if w.interval == OPERATION:
+            return "incomplete: the trace does not reach back to the call"
         return "incomplete: the trace does not reach back to the release"
     if named is None:
         return "nothing in the trace explains it"
-    blame = next(p.blame for p in parts if party_of(p) == named.party)
+    # the words of the party's largest part (a task that ran while the
+    # thread was blocked and then preempted it is one party, two parts)
+    blame = max((p for p in parts if party_of(p) == named.party), key=lambda p: p.ns).blame
     return f"{100.0 * named.share:.0f} % {blame}"
 
 

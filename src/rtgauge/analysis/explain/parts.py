@@ -22,6 +22,8 @@ WAKER = "waker"  # the task whose action woke the thread (part of the mechanism)
 SWITCH = "switch"  # the kernel's path from the wake-up to the switch
 NONPREEMPT = "non-preemptible"  # a lower-priority task's kernel code the kernel did not preempt
 RETURN = "return"  # the thread itself, from the switch to its time stamp
+OWN_WORK = "own-work"  # an operation: the thread itself ran its call
+WAIT = "wait"  # an operation: the thread blocked, the CPU idle until it was woken
 UNACCOUNTED = "unaccounted"
 KINDS = (
     IDLE,
@@ -37,6 +39,8 @@ KINDS = (
     SWITCH,
     NONPREEMPT,
     RETURN,
+    OWN_WORK,
+    WAIT,
     UNACCOUNTED,
 )
 
@@ -95,6 +99,7 @@ class Part:
     label: str = ""  # e.g. "softirq NET_RX", "hog/1234 SCHED_FIFO 99"
     detail: str = ""  # why it counts as it does
     blame: str = ""  # what the culprit line says when this part is the largest
+    quiet_ns: int = 0  # an operation's own work: its longest stretch with no event
 
 
 @dataclass(frozen=True)
@@ -133,6 +138,7 @@ class Explanation:
     switch_at: int | None  # it was switched in
     lost_events: int
     named: Culprit | None = None  # the culprit as data; None: nobody named
+    interval: str = "release"  # what the sample measures: "release" or "operation"
 
     @property
     def accounted_ns(self) -> int:

@@ -2,16 +2,18 @@
 when it applies to a piece of the sample, what kind of part it makes, who is
 responsible for it (the party the culprit line names, if any), whether that
 party may legally delay the thread, and its words. The first rule that
-applies wins; docs/explain.md lists them, generated from this table.
+applies wins; docs/explain.md lists them, generated from this table. A
+release window's pieces go to the release rules below; an operation
+window's to the operation rules (op_rules.py), the table's tail.
 
 A rule reads the OS only through the profile it is handed (priorities'
 direction, idle states, what holds off a switch): no rule names an OS."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
+from rtgauge.analysis.explain.op_rules import OP_RULES, OWN_WORK_RULE, own_work_split
 from rtgauge.analysis.explain.parts import (
     HANDLER_KINDS,
     IDLE,
@@ -19,8 +21,6 @@ from rtgauge.analysis.explain.parts import (
     NO_EVENT,
     NONPREEMPT,
     RETURN,
-    ROLE_IDLE,
-    ROLE_TIMER_TASK,
     SWITCH,
     TASK,
     TICK_WAIT,
@@ -31,174 +31,33 @@ from rtgauge.analysis.explain.parts import (
     Part,
     Subject,
 )
-from rtgauge.analysis.explain.passes import Landmarks, Piece, TaskSeen
-from rtgauge.analysis.explain.replay import Frame
-from rtgauge.analysis.explain.window import TraceWindow
+from rtgauge.analysis.explain.rule_base import (
+    NO_EVENT_LABEL,
+    Case,
+    Rule,
+    _fixed,
+    _idle,
+    _label,
+    _no_event_words,
+    _thread,
+    _top,
+    _via,
+)
+from rtgauge.analysis.explain.window import OPERATION, TraceWindow
 from rtgauge.analysis.explain.words import (
-    frame_label,
     held_cause,
     no_event_blame,
-    priority_of,
-    subject_label,
     whose,
 )
-
-
-@dataclass(frozen=True)
-class Context:
-    """What the passes found, shared by every piece of one window."""
-
-    w: TraceWindow
-    marks: Landmarks
-    tasks: dict[int, TaskSeen]
-    my_prio: int | None
-    held: set[int]  # lower-priority tasks proven to hold the CPU
-
-
-@dataclass(frozen=True)
-class Case:
-    """One piece after the release, as the rules see it."""
-
-    ctx: Context
-    piece: Piece
-
-    @property
-    def ns(self) -> int:
-        return self.piece.b - self.piece.a
-
-    @property
-    def who(self) -> int | None:
-        return self.piece.who
-
-    @property
-    def top(self) -> Frame | None:
-        return self.piece.frames[-1] if self.piece.frames else None
-
-    @property
-    def in_handler(self) -> bool:
-        return self.top is not None and self.top.kind != "work"
-
-    @property
-    def wake_path(self) -> list[Frame]:
-        return [f for f in self.piece.frames if f in self.ctx.marks.wake_frames]
-
-    @property
-    def woken(self) -> bool:
-        m = self.ctx.marks
-        return m.wake_at is not None and self.piece.a >= m.wake_at
-
-    @property
-    def before_reaction(self) -> bool:
-        m = self.ctx.marks
-        return m.react_at is None or self.piece.b <= m.react_at
-
-    @property
-    def is_thread(self) -> bool:
-        return self.who == self.ctx.w.tid
-
-    @property
-    def is_task(self) -> bool:
-        return self.who is not None and self.who not in (0, self.ctx.w.tid)
-
-    @property
-    def outranks(self) -> bool:
-        """A task of higher or equal priority: it may legally keep the thread off."""
-        t = self.ctx.tasks.get(self.who or -1)
-        mine = self.ctx.my_prio
-        if t is None or t.prio is None or mine is None:
-            return False
-        return t.prio >= mine if self.ctx.w.os.higher_number_first else t.prio <= mine
-
-    def task(self) -> Subject:
-        """The current task as a subject (with the work item it runs, if any)."""
-        pid = self.who if self.who is not None else -1
-        t = self.ctx.tasks.get(pid, TaskSeen(pid))
-        os = self.ctx.w.os
-        role = ROLE_IDLE if pid == 0 else ROLE_TIMER_TASK if t.comm == os.timer_task else ""
-        work = ""
-        if self.top is not None and self.top.kind == "work":
-            work = frame_label(self.top.subject)
-        priority, nice = priority_of(t.prio, os)
-        return Subject(
-            "task",
-            pid=pid,
-            comm=t.comm,
-            prio=t.prio,
-            policy=self.ctx.w.policies.get(pid, ""),
-            role=role,
-            work=work,
-            origin=self.ctx.w.origins.get(pid, ""),
-            priority=priority,
-            nice=nice,
-        )
-
-
-Words = Callable[[Part, TraceWindow], str]
-
-
-def _fixed(text: str) -> Words:
-    return lambda _p, _w: text
-
-
-def _label(p: Part, w: TraceWindow) -> str:
-    return subject_label(p.subject, w)
-
-
-def _via(p: Part, w: TraceWindow) -> str:
-    return subject_label(p.via, w)
-
-
-def _no_event_words(why: str) -> Words:
-    """A no-event part's reason: the current task (or the thread), then why."""
-
-    def words(p: Part, w: TraceWindow) -> str:
-        return f"{why.format(who=_label(p, w))}: interrupts off, firmware or the hypervisor"
-
-    return words
-
-
-@dataclass(frozen=True)
-class Rule:
-    name: str
-    kind: str
-    says: str  # the rule in words, for docs/explain.md
-    when: Callable[[Case], bool] | None  # None: made by another rule (see says)
-    subject: Callable[[Case], Subject | None] = lambda c: None
-    party: str | None = None  # what the culprit line names; None: never named
-    party_by_subject: bool = False  # one party per subject (a task, a handler)
-    party_by_via: bool = False  # one party per wake-up interrupt
-    merge_as: str = ""  # parts whose rules share it (and the subject) are summed
-    merge_by_subject: bool = True
-    merge_by_via: bool = False
-    legal: bool | None = None
-    label: Words = _label
-    detail: Words = _fixed("")
-    blame: Words = _fixed("")
-    # the kind of part, when it depends on the piece (a handler's frame kind)
-    kind_of: Callable[[Case], str] | None = None
-    examples: tuple[str, ...] = field(default=())
-
-
-def _top(c: Case) -> Subject | None:
-    return c.top.subject if c.top else None
-
-
-def _thread(c: Case) -> Subject:
-    return Subject("thread", pid=c.ctx.w.tid)
-
-
-def _idle(c: Case) -> Subject:
-    return Subject("idle", pid=0, role=ROLE_IDLE)
 
 
 def _outer_label(p: Part, w: TraceWindow) -> str:
     return f"{_via(p, w)} (the wake-up)"
 
 
-NO_EVENT_LABEL = "no kernel event at all"
 IDLE_BEYOND_EXIT = "idle-beyond-exit"
 
-RULES: tuple[Rule, ...] = (
+RELEASE_RULES: tuple[Rule, ...] = (
     Rule(
         "wake-interrupt-other-timer",
         TIMER,
@@ -480,6 +339,7 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
 )
+RULES: tuple[Rule, ...] = (*RELEASE_RULES, *OP_RULES)
 BY_NAME = {r.name: r for r in RULES}
 # The parts no piece rule makes: the time before the window, and the rest.
 BEFORE_WINDOW = Rule(
@@ -489,6 +349,7 @@ BEFORE_WINDOW = Rule(
     None,
     label=_fixed("before the window"),
     detail=_fixed("the trace begins later"),
+    interval="both",
 )
 REMAINDER = Rule(
     "remainder",
@@ -497,15 +358,21 @@ REMAINDER = Rule(
     None,
     label=_fixed("unaccounted"),
     detail=_fixed("no event covers it"),
+    interval="both",
 )
 BY_NAME.update({r.name: r for r in (BEFORE_WINDOW, REMAINDER)})
 
 
 def classify(c: Case) -> list[tuple[Part, tuple[int, int]]]:
     """The first rule that applies makes the piece's part (or parts)."""
-    rule = next(r for r in RULES if r.when is not None and r.when(c))
+    op = c.ctx.w.interval == OPERATION
+    rule = next(
+        r for r in RULES if (r.interval == OPERATION) == op and r.when is not None and r.when(c)
+    )
     if rule.name == "idle-exit":
         return _idle_split(c)
+    if rule.name == OWN_WORK_RULE:
+        return own_work_split(c)
     kind = rule.kind_of(c) if rule.kind_of else rule.kind
     via = c.wake_path[0].subject if rule.name.startswith("wake-interrupt") else None
     part = Part(kind, c.ns, rule.name, rule.subject(c), via, rule.legal)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rtgauge.analysis.explain.rules import BEFORE_WINDOW, REMAINDER, RULES, Rule
+from rtgauge.analysis.explain.rule_base import Rule
+from rtgauge.analysis.explain.rules import BEFORE_WINDOW, REMAINDER, RULES
 
 MARKER = (
     "<!-- rules: generated from the rule table (src/rtgauge/analysis/explain/rules.py) by "
@@ -39,20 +40,26 @@ def rules_markdown() -> str:
         MARKER,
         "",
         "Each piece of the sample after the release goes to the first rule that",
-        "applies. A rule reads the OS only through its profile (how priorities",
-        "count, whether idle has states to leave, the tick's vector, what holds",
-        "off a switch), never by the OS's name. *Party* is whom the culprit line",
-        "names when that rule's parts are the largest share (parts of one party",
-        "are summed); *legal* says whether that party may legally delay the",
+        "applies, among the rules of its window's interval: a release window's",
+        "(from the release to the thread running) or an operation's (from the",
+        "thread's call to its return, the `op-` rules). A rule reads the OS",
+        "only through its profile (how priorities count, whether idle has",
+        "states to leave, the tick's vector, what holds off a switch), never by",
+        "the OS's name. *Party* is whom the culprit line names when that rule's",
+        "parts are the largest share (parts of one party are summed); *legal*",
+        "says whether that party may legally delay the",
         "thread. Every rule has a must-fail case in",
-        "tests/unit/test_explain_rule_table.py.",
+        "tests/unit/test_explain_rule_table.py (release) or",
+        "tests/unit/test_explain_operation.py (operation).",
         "",
-        "| # | rule | part kind | party | legal | when and why |",
-        "|---|---|---|---|---|---|",
+        "| # | rule | window | part kind | party | legal | when and why |",
+        "|---|---|---|---|---|---|---|",
     ]
     for i, r in enumerate((*RULES, BEFORE_WINDOW, REMAINDER), start=1):
         kind = "by the handler" if r.kind_of else f"`{r.kind}`"
-        lines.append(f"| {i} | `{r.name}` | {kind} | {_party(r)} | {_legal(r)} | {r.says} |")
+        lines.append(
+            f"| {i} | `{r.name}` | {r.interval} | {kind} | {_party(r)} | {_legal(r)} | {r.says} |"
+        )
     return "\n".join(lines) + "\n"
 
 

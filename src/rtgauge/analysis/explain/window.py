@@ -31,6 +31,12 @@ class OsProfile:
 
 LINUX = OsProfile("linux", higher_number_first=False)
 
+# What a window's sample measures: from a release instant (a timer's expiry,
+# a post) to the thread running, or an operation: from the thread's call to
+# its return, the thread running at both ends.
+RELEASE, OPERATION = "release", "operation"
+INTERVALS = (RELEASE, OPERATION)
+
 
 def rtos_profile(
     name: str, idle_task: str | None, tick: str | None, timer_task: str | None
@@ -81,7 +87,8 @@ def legacy_profile(prio_scale: str) -> OsProfile:
 
 @dataclass(frozen=True)
 class TraceWindow:
-    """A kept window, as the record holds it (times relative to the release)."""
+    """A kept window, as the record holds it (times relative to the release:
+    an operation's call)."""
 
     metric: str
     sample_ns: int
@@ -104,6 +111,7 @@ class TraceWindow:
     virtual_machine: str | None = None  # the hypervisor, when the run found one
     preempt_model: str | None = None  # the kernel's preemption model, when known
     profile: OsProfile | None = None
+    interval: str = RELEASE  # RELEASE or OPERATION: what the sample measures
 
     @property
     def os(self) -> OsProfile:
@@ -152,4 +160,5 @@ def trace_window(run: Run, test: TestRecord, w: TraceWindowRecord) -> TraceWindo
         virtual_machine=vm,
         preempt_model=run.system.kernel.preempt_model,
         profile=profile_of(run, test),
+        interval=w.interval,
     )

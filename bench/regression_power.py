@@ -8,8 +8,9 @@ CPU (spinning HOG_MS every HOG_PERIOD_MS at a priority above the probe's),
 checked against the clean run before it, followed by a clean run checked
 against that hog run (a falling tail: must never be flagged).
 
-Writes its section of bench/RESULTS.md. Usage (root, for SCHED_FIFO):
-    .venv/bin/python bench/regression_power.py [N] [K]
+Writes its section of bench/RESULTS.md (one for quick runs, one for
+default-length runs). Usage (root, for SCHED_FIFO):
+    .venv/bin/python bench/regression_power.py [N] [K] [quick|default]
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ PROBE_PRIO = 95
 HOG_PRIO = 98  # above the probe's tests
 HOG_MS, HOG_PERIOD_MS = 2.0, 100.0
 LABEL = "regression-power"
-BEGIN = "<!-- regression_power begin -->"
-END = "<!-- regression_power end -->"
+MODE = sys.argv[3] if len(sys.argv) > 3 else "quick"
+SUFFIX = "" if MODE == "quick" else f" {MODE}"
+BEGIN = f"<!-- regression_power{SUFFIX} begin -->"
+END = f"<!-- regression_power{SUFFIX} end -->"
+LENGTH = ["--quick"] if MODE == "quick" else []
 
 
 def run_once(store: Path) -> None:
-    cmd = [RTGAUGE, "run", "--quick", "--tests", "TMR-P-LAT", "--cpus", str(CPU)]
+    cmd = [RTGAUGE, "run", *LENGTH, "--tests", "TMR-P-LAT", "--cpus", str(CPU)]
     cmd += ["--prio", str(PROBE_PRIO), "--label", LABEL, "--store", str(store)]
     cmd += ["--probe", PROBE, "--no-report", "--no-explain"]
     subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
@@ -109,14 +113,19 @@ def main() -> int:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = [
         BEGIN,
-        "## Regression check: false alarms and detection (bench/regression_power.py)",
+        f"## Regression check, {MODE} runs: false alarms and detection (bench/regression_power.py)",
         "",
         f"{when}, `{os.uname().release}`, {os.cpu_count()} CPUs: "
-        f"`.venv/bin/python bench/regression_power.py {n} {k}` (as root). Each run: "
-        f"`rtgauge run --quick --tests TMR-P-LAT --cpus {CPU} --prio {PROBE_PRIO} "
-        f"--label {LABEL} --no-report --no-explain` (1000 wake-ups, 1 ms period, "
-        "about ten 100 ms blocks); each check: "
-        f"`rtgauge history --label {LABEL} --test TMR-P-LAT --check` (the newest run "
+        f"`.venv/bin/python bench/regression_power.py {n} {k} {MODE}` (as root). Each run: "
+        f"`rtgauge run {' '.join(LENGTH)} --tests TMR-P-LAT --cpus {CPU} --prio {PROBE_PRIO} "
+        f"--label {LABEL} --no-report --no-explain` "
+        + (
+            "(1000 wake-ups, 1 ms period, about ten 100 ms blocks); each check: "
+            if MODE == "quick"
+            else "(the default length: 10 s of 1 ms wake-ups, about a hundred 100 ms blocks); "
+            "each check: "
+        )
+        + f"`rtgauge history --label {LABEL} --test TMR-P-LAT --check` (the newest run "
         "against the one before it).",
         "",
         "| what | checks | flagged |",

@@ -41,6 +41,9 @@ struct mig {
      * each one is a CPU held by something else, and the flight recorder
      * keeps what held it for the worst (one figure per rank: one writer). */
     struct rtg_metric *held[SMP_MAX_THREADS];
+    /* The same threads' wake-ups: from the round's wake-up time to running
+     * (a release latency: what ran instead while it waited). */
+    struct rtg_metric *wake[SMP_MAX_THREADS];
 };
 
 struct member {
@@ -84,8 +87,14 @@ static void *member_main(void *arg)
         return NULL;
     }
     for (int r = 0; r < m->rounds && !rtg_stop_requested(); r++) {
-        rtg_sleep_until(m->t0 + (uint64_t)r * m->interval_ns);
-        burst(m, &m->tr[r * m->n_threads + me->rank], me->rank < c_of(m) ? m->held[me->rank] : NULL);
+        uint64_t wake = m->t0 + (uint64_t)r * m->interval_ns;
+        rtg_sleep_until(wake);
+        bool high = me->rank < c_of(m);
+        if (high) {
+            uint64_t now = rtg_mono_ns();
+            rtg_metric_interval(m->wake[me->rank], wake, now, now - m->t0);
+        }
+        burst(m, &m->tr[r * m->n_threads + me->rank], high ? m->held[me->rank] : NULL);
     }
     return NULL;
 }
@@ -113,9 +122,11 @@ static int mig_run(struct rtg_ctx *ctx)
     m.interval_ns = 10 * m.burst_ns;
     for (int k = 0; k < c; k++) {
         m.held[k] = rtg_metric_new(ctx, "smp.held_off.rank%d", k);
-        if (!m.held[k])
+        m.wake[k] = rtg_metric_new(ctx, "smp.wakeup.rank%d", k);
+        if (!m.held[k] || !m.wake[k])
             return rtg_fail_error(ctx, "out of memory");
         rtg_metric_explain_call(ctx, m.held[k]);
+        rtg_metric_explain(ctx, m.wake[k]);
     }
     for (int i = 0; i < c; i++)
         m.cpus[i] = rtg_cpu_at(ctx, (size_t)i);

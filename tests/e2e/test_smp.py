@@ -1,14 +1,20 @@
 """SMP family end to end: the global-scheduling verdict with its per-round
-evidence, the negative control (all pinned to one CPU) failing, and the
-skip with its reason on one CPU.
+evidence, the negative control (all pinned to one CPU) failing and naming,
+from the flight recorder, what held the CPU, and the skip with its reason
+on one CPU.
 No timing thresholds: counts, names, statuses and evidence only."""
 
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from probe_run import ProbeRun, assert_every_test_ran, ran, run_probe, verdict
+
+from rtgauge.model import bundle_from_records
+from rtgauge.report.formats import EXPORTERS
+from rtgauge.report.run_report import bundle_report
 
 FAMILY = "SMP-*"
 IDS = ["SMP-B-MIG"]
@@ -46,6 +52,18 @@ def test_pinned_to_one_cpu_control_fails() -> None:
     assert t["status"] == "fail" and run.code == 1
     v = verdict(t, "c_highest_runnable_threads_run")
     assert v["pass"] is False and v["evidence"]["placement"] == "one_cpu (control)"
+    if os.geteuid() != 0:
+        return  # the flight recorder needs root: nothing held the CPU on record
+    # The failed verdict says what held the CPU, from the same recorder: the
+    # highest thread, which held the one CPU while the next waited a burst.
+    md = EXPORTERS["md"].render(bundle_report(bundle_from_records(run.records, "probe")))
+    line = next(x for x in md.splitlines() if "SMP-B-MIG failed (" in x)
+    assert re.search(r"worst kept sample \(smp\.(wakeup|held_off)\.rank\d", line), line
+    top = t["info"]["highest_prio"]
+    # the run's highest thread, or (on a shared machine) a stranger, called one
+    ours = re.search(rf"(preempted|blocked) by rtgauge-probe/\d+ SCHED_FIFO(/RR)? {top}\b", line)
+    stranger = re.search(r"(preempted|blocked) by .+\(not part of the run: ", line)
+    assert ours or stranger, line
 
 
 def test_one_cpu_is_skipped_with_the_reason() -> None:

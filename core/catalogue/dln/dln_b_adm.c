@@ -91,8 +91,14 @@ static int adm_run(struct rtg_ctx *ctx)
      * runtime, so the budget runs out inside every period and the work
      * ends past the deadline (the "served" verdict must fail). */
     uint64_t work = rtg_fault_is(ctx, "overrun") ? period / 10 : period / 40;
-    for (size_t i = 0; i < nb; i++)
-        below[i] = (struct dln_task){.p = {period / 20, period, period}, .work_ns = work};
+    for (size_t i = 0; i < nb; i++) {
+        /* each task's activations, so that a task not served says what
+         * held its CPU (the flight recorder keeps the worst) */
+        struct rtg_metric *lat = rtg_metric_new(ctx, "deadline.admitted.activation.t%zu", i);
+        rtg_metric_explain(ctx, lat);
+        below[i] = (struct dln_task){
+            .p = {period / 20, period, period}, .work_ns = work, .lat = lat, .ctx = ctx};
+    }
     rc = ask_set(ctx, below, nb, periods, below_ask);
     if (rc)
         return rtg_fail_error(ctx, "cannot start a deadline task: %s", strerror(rc));
@@ -201,6 +207,7 @@ static const struct rtg_option adm_options[] = {
 const struct rtg_test_desc rtg_test_dln_b_adm = {
     .id = "DLN-B-ADM",
     .source = __FILE__,
+    .recorded = true, /* what held a task of the set below capacity */
     .needs = RTG_OFFERS_DEADLINE,
     .title = "SCHED_DEADLINE admission: over-subscription refused, a set below capacity served",
     .kind = 'B',

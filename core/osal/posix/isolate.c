@@ -10,8 +10,10 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +139,26 @@ struct collected {
     size_t cap;
 };
 
+/* waitpid as an ordinary task. Reaping a child invalidates its /proc
+ * entries (release_task), and the kernel retries that until no other task
+ * holds one: a real-time reaper that spins there keeps the holder, an
+ * ordinary task reading /proc/<child>/, off its CPU. Seen on this
+ * project's VM: the runner at SCHED_FIFO looped in shrink_dcache_parent for
+ * twenty minutes, and let go once it ran SCHED_OTHER. */
+static pid_t reap_ordinary(pid_t pid, int *status, int options)
+{
+    int policy;
+    struct sched_param was;
+    bool rt = pthread_getschedparam(pthread_self(), &policy, &was) == 0 && policy != SCHED_OTHER;
+    struct sched_param zero = {.sched_priority = 0};
+    if (rt)
+        pthread_setschedparam(pthread_self(), SCHED_OTHER, &zero);
+    pid_t r = waitpid(pid, status, options);
+    if (rt)
+        pthread_setschedparam(pthread_self(), policy, &was);
+    return r;
+}
+
 static void append(struct rtg_isolated_outcome *o, size_t *cap, const char *p, size_t n)
 {
     if (o->len + n + 1 > *cap) {
@@ -205,11 +227,11 @@ static void watch_child(pid_t pid, int fd, double bound, struct rtg_isolated_out
     }
     /* A child that closed its pipe but lingers is killed after the grace. */
     uint64_t until = rtg_mono_ns() + GRACE_NS;
-    while (waitpid(pid, &c->status, WNOHANG) == 0) {
+    while (reap_ordinary(pid, &c->status, WNOHANG) == 0) {
         if (rtg_mono_ns() > until) {
             kill(pid, SIGKILL);
             c->killed = true;
-            waitpid(pid, &c->status, 0);
+            reap_ordinary(pid, &c->status, 0);
             break;
         }
         struct timespec ts = {0, 1000000};

@@ -473,17 +473,22 @@ static void drain_and_cut(struct rtg_trace_port *t)
 
 /* Off the measured CPUs when there are others (the calling thread's own
  * affinity: musl has no attribute for it). */
-static void leave_measured_cpus(const struct rtg_trace_port *t)
+static void readers_cpus(const struct rtg_trace_port *t, cpu_set_t *set)
 {
-    cpu_set_t set;
-    CPU_ZERO(&set);
+    CPU_ZERO(set);
     long ncpu = sysconf(_SC_NPROCESSORS_CONF);
     for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++)
         if (!rtg_tr_measured(t, (int)c))
-            CPU_SET((int)c, &set);
-    if (CPU_COUNT(&set) == 0) /* every CPU measured: any of them, below the tests */
+            CPU_SET((int)c, set);
+    if (CPU_COUNT(set) == 0) /* every CPU measured: any of them, below the tests */
         for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++)
-            CPU_SET((int)c, &set);
+            CPU_SET((int)c, set);
+}
+
+static void leave_measured_cpus(const struct rtg_trace_port *t)
+{
+    cpu_set_t set;
+    readers_cpus(t, &set);
     sched_setaffinity(0, sizeof set, &set);
 }
 
@@ -546,13 +551,26 @@ static int start_reader_as(struct rtg_trace_port *t, int policy, int prio)
     pthread_attr_setschedpolicy(&a, policy);
     struct sched_param sp = {.sched_priority = prio};
     pthread_attr_setschedparam(&a, &sp);
+    /* A new thread takes its creator's affinity: the creator takes the
+     * reader's CPUs for the moment of the creation (musl has no attribute
+     * for it), so the reader never starts on a CPU a real-time task above
+     * it may hold for good (the test's, or another program's). */
+    cpu_set_t mine, its;
+    bool moved = sched_getaffinity(0, sizeof mine, &mine) == 0;
+    readers_cpus(t, &its);
+    moved = moved && sched_setaffinity(0, sizeof its, &its) == 0;
     int e = pthread_create(&t->reader, &a, reader_main, t);
+    if (moved)
+        sched_setaffinity(0, sizeof mine, &mine);
     pthread_attr_destroy(&a);
     t->reader_started = e == 0;
-    /* The reader starts with the test's affinity (often its one CPU) and
-     * leaves it on its first instructions; until then a burst of the
-     * test's real-time threads there would starve it. Wait for it. */
-    while (e == 0 && sem_wait(&t->started) != 0)
+    /* Wait until it runs, so the test's first sample finds it polling; not
+     * for ever: on a machine whose every CPU a higher task holds, it runs
+     * when it can, and the record shows what it could not keep. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    while (e == 0 && sem_timedwait(&t->started, &until) != 0 && errno == EINTR)
         ;
     return e;
 }

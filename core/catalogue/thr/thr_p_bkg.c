@@ -64,8 +64,6 @@ static int bkg_run(struct rtg_ctx *ctx)
         free(cpus);
         return rtg_fail_error(ctx, "out of memory");
     }
-    rtg_metric_explain(ctx, idle); /* a wake-up, recorded by the woken thread */
-    rtg_metric_explain(ctx, busy);
     rtg_metric_params_int(idle, "processes", 0);
     rtg_metric_params_int(busy, "processes", nproc);
     for (int i = 0; i < nproc; i++)
@@ -146,7 +144,6 @@ static const struct rtg_option bkg_options[] = {
 const struct rtg_test_desc rtg_test_thr_p_bkg = {
     .id = "THR-P-BKG",
     .source = __FILE__,
-    .recorded = true, /* its wake-ups' worst samples are explained */
     .needs = RTG_OFFERS_PROCESSES,
     .title = "Wake-up of a real-time thread among busy background processes",
     .kind = 'P',

@@ -79,6 +79,7 @@ static int cpy_run(struct rtg_ctx *ctx)
                 rc = rtg_fail_error(ctx, "out of memory");
                 break;
             }
+            rtg_metric_explain_call(ctx, m);
             for (size_t it = 0; it < iters && !rtg_stop_requested(); it++) {
                 unsigned char *dst, *src = NULL;
                 const unsigned char *want = ref;
@@ -126,7 +127,7 @@ static int cpy_run(struct rtg_ctx *ctx)
                     break;
                 }
                 verified++;
-                rtg_metric_add(m, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
+                rtg_metric_ticks(m, t0, t1, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
                 rtg_breathe(&br);
             }
         }
@@ -164,6 +165,7 @@ static const struct rtg_option cpy_options[] = {
 const struct rtg_test_desc rtg_test_mem_p_cpy = {
     .id = "MEM-P-CPY",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .title = "memcpy, memmove and memset, verified",
     .kind = 'P',
     .options = RTG_OPTIONS(cpy_options),

@@ -40,14 +40,14 @@ static int flt_phase(struct rtg_ctx *ctx, struct flt_phase *ph, size_t pages, si
         }
         if (rc)
             return rtg_fail_error(ctx, "cannot map %zu pages: %s", pages, strerror(rc));
-        rtg_metric_add(ph->map, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
+        rtg_metric_ticks(ph->map, t0, t1, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
         volatile unsigned char *b = p;
         rtg_page_faults(&f0, NULL);
         for (size_t i = 0; i < pages; i++) { /* first touch: one write per page */
             uint64_t a = rtg_clock_ticks();
             b[i * page] = (unsigned char)i;
             uint64_t z = rtg_clock_ticks();
-            rtg_metric_add(ph->touch, rtg_clock_delta_ns(a, z), rtg_test_elapsed_ns(ctx));
+            rtg_metric_ticks(ph->touch, a, z, rtg_clock_delta_ns(a, z), rtg_test_elapsed_ns(ctx));
         }
         rtg_page_faults(&f1, NULL);
         ph->minor_faults += f1 - f0;
@@ -55,7 +55,7 @@ static int flt_phase(struct rtg_ctx *ctx, struct flt_phase *ph, size_t pages, si
             uint64_t a = rtg_clock_ticks();
             b[i * page + 1] = (unsigned char)i;
             uint64_t z = rtg_clock_ticks();
-            rtg_metric_add(ph->again, rtg_clock_delta_ns(a, z), rtg_test_elapsed_ns(ctx));
+            rtg_metric_ticks(ph->again, a, z, rtg_clock_delta_ns(a, z), rtg_test_elapsed_ns(ctx));
         }
         rtg_unmap(p, len);
         rtg_breathe(br);
@@ -83,6 +83,9 @@ static int flt_run(struct rtg_ctx *ctx)
         ph[k].minor_faults = 0;
         if (!ph[k].touch || !ph[k].again || !ph[k].map)
             return rtg_fail_error(ctx, "out of memory");
+        rtg_metric_explain_call(ctx, ph[k].touch);
+        rtg_metric_explain_call(ctx, ph[k].again);
+        rtg_metric_explain_call(ctx, ph[k].map);
     }
     /* without: munlockall, so fresh pages fault on first touch */
     int urc = rtg_unlock_memory();
@@ -140,6 +143,7 @@ static const struct rtg_option flt_options[] = {
 const struct rtg_test_desc rtg_test_mem_p_flt = {
     .id = "MEM-P-FLT",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .needs = RTG_OFFERS_FRESH_PAGES,
     .title = "First touch of fresh pages with and without mlockall",
     .kind = 'P',

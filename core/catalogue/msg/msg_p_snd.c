@@ -37,6 +37,8 @@ static int snd_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size)
     size_t batch = rtg_msg_caps(c)->capacity;
     if (batch > 64)
         batch = 64;
+    rtg_metric_explain_call(ctx, ms);
+    rtg_metric_explain_call(ctx, mr);
     int err = 0;
     uint32_t seq = 0, want = 0, bad = 0;
     struct rtg_breather br = {.every = 64};
@@ -52,7 +54,7 @@ static int snd_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size)
             uint64_t t1 = rtg_clock_ticks();
             if (err)
                 break;
-            rtg_metric_add(ms, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
+            rtg_metric_ticks(ms, t0, t1, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
         }
         for (size_t i = 0; i < k; i++) { /* the queue holds k messages */
             size_t len;
@@ -63,7 +65,7 @@ static int snd_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size)
                 err = err ? err : e;
                 break;
             }
-            rtg_metric_add(mr, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
+            rtg_metric_ticks(mr, t0, t1, rtg_clock_delta_ns(t0, t1), rtg_test_elapsed_ns(ctx));
             struct payload p;
             memcpy(&p, buf, sizeof p);
             if (p.seq != want++ || len != size)
@@ -106,6 +108,7 @@ static const struct rtg_option snd_options[] = {
 const struct rtg_test_desc rtg_test_msg_p_snd = {
     .id = "MSG-P-SND",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message send with no receiver waiting (no switch)",
     .kind = 'P',

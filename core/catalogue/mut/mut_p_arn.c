@@ -60,6 +60,8 @@ static int arn_run(struct rtg_ctx *ctx)
             err_kind = kinds[k].cond;
             break;
         }
+        rtg_metric_explain_call(ctx, lk);
+        rtg_metric_explain_call(ctx, ul);
         for (int64_t i = 0; i < loops && !rtg_stop_requested(); i++) {
             uint64_t a = rtg_clock_ticks();
             int r1 = rtg_mutex_lock(&m);
@@ -72,8 +74,8 @@ static int arn_run(struct rtg_ctx *ctx)
                 break;
             }
             uint64_t at = rtg_test_elapsed_ns(ctx);
-            rtg_metric_add(lk, rtg_clock_delta_ns(a, b), at);
-            rtg_metric_add(ul, rtg_clock_delta_ns(b, c), at);
+            rtg_metric_ticks(lk, a, b, rtg_clock_delta_ns(a, b), at);
+            rtg_metric_ticks(ul, b, c, rtg_clock_delta_ns(b, c), at);
         }
         rtg_mutex_destroy(&m);
         if (err)
@@ -98,6 +100,7 @@ static const struct rtg_option arn_options[] = {
 const struct rtg_test_desc rtg_test_mut_p_arn = {
     .id = "MUT-P-ARN",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .title = "Mutex lock / unlock without contention (default, inherit, protect)",
     .kind = 'P',
     .options = RTG_OPTIONS(arn_options),

@@ -21,6 +21,8 @@ static int arn_run(struct rtg_ctx *ctx)
     struct rtg_metric *rel = rtg_metric_new(ctx, "sem.release.uncontended");
     if (!acq || !rel)
         return rtg_fail_error(ctx, "out of memory");
+    rtg_metric_explain_call(ctx, acq);
+    rtg_metric_explain_call(ctx, rel);
     rtg_sem_t s;
     int rc = rtg_sem_init(&s, 1);
     if (rc)
@@ -36,8 +38,8 @@ static int arn_run(struct rtg_ctx *ctx)
             break;
         }
         uint64_t at = rtg_test_elapsed_ns(ctx);
-        rtg_metric_add(acq, rtg_clock_delta_ns(a, b), at);
-        rtg_metric_add(rel, rtg_clock_delta_ns(b, c), at);
+        rtg_metric_ticks(acq, a, b, rtg_clock_delta_ns(a, b), at);
+        rtg_metric_ticks(rel, b, c, rtg_clock_delta_ns(b, c), at);
     }
     rtg_sem_destroy(&s);
     if (rc)
@@ -58,6 +60,7 @@ static const struct rtg_option arn_options[] = {
 const struct rtg_test_desc rtg_test_sem_p_arn = {
     .id = "SEM-P-ARN",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .title = "Semaphore acquire / release without contention",
     .kind = 'P',
     .options = RTG_OPTIONS(arn_options),

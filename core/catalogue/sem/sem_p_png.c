@@ -38,8 +38,8 @@ static void *png_b(void *arg)
         }
         uint64_t at = rtg_test_elapsed_ns(p->ctx);
         uint64_t d = rtg_clock_delta_ns(p->t_post_a, now);
-        rtg_metric_add(p->ab, d, at);
-        rtg_metric_add(p->all, d, at);
+        rtg_metric_ticks(p->ab, p->t_post_a, now, d, at);
+        rtg_metric_ticks(p->all, p->t_post_a, now, d, at);
         p->t_post_b = rtg_clock_ticks();
         rtg_sem_post(&p->to_a);
     }
@@ -59,8 +59,8 @@ static void png_a(struct png *p)
         }
         uint64_t at = rtg_test_elapsed_ns(p->ctx);
         uint64_t d = rtg_clock_delta_ns(p->t_post_b, now);
-        rtg_metric_add(p->ba, d, at);
-        rtg_metric_add(p->all, d, at);
+        rtg_metric_ticks(p->ba, p->t_post_b, now, d, at);
+        rtg_metric_ticks(p->all, p->t_post_b, now, d, at);
     }
     atomic_store(&p->stop, true);
     rtg_sem_post(&p->to_b);
@@ -82,6 +82,10 @@ static int png_run(struct rtg_ctx *ctx)
     p.all = rtg_metric_new(ctx, "sem.handover.pingpong");
     if (!p.ab || !p.ba || !p.all)
         return rtg_fail_error(ctx, "out of memory");
+    /* each a hand-over, recorded by the thread it woke as soon as it ran */
+    rtg_metric_explain(ctx, p.ab);
+    rtg_metric_explain(ctx, p.ba);
+    rtg_metric_explain(ctx, p.all);
     int rc = rtg_sem_init(&p.to_b, 0);
     if (!rc)
         rc = rtg_sem_init(&p.to_a, 0);
@@ -128,6 +132,7 @@ static const struct rtg_option png_options[] = {
 const struct rtg_test_desc rtg_test_sem_p_png = {
     .id = "SEM-P-PNG",
     .source = __FILE__,
+    .recorded = true, /* its hand-overs' worst samples are explained */
     .title = "Semaphore ping-pong hand-over between two threads",
     .kind = 'P',
     .options = RTG_OPTIONS(png_options),

@@ -37,7 +37,8 @@ static void *sus_ping_high(void *arg)
         }
         if (atomic_load(&s->done))
             break;
-        rtg_metric_add(s->m[0], rtg_clock_delta_ns(s->t_resume, now), rtg_test_elapsed_ns(s->ctx));
+        rtg_metric_ticks(s->m[0], s->t_resume, now, rtg_clock_delta_ns(s->t_resume, now),
+                         rtg_test_elapsed_ns(s->ctx));
     }
     return NULL;
 }
@@ -49,8 +50,8 @@ static void *sus_ping_low(void *arg)
         s->t_resume = rtg_clock_ticks();
         rtg_sem_post(&s->sem); /* the high thread runs, suspends again */
         uint64_t now = rtg_clock_ticks();
-        rtg_metric_add(s->m[1], rtg_clock_delta_ns(s->t_suspend, now),
-                       rtg_test_elapsed_ns(s->ctx));
+        rtg_metric_ticks(s->m[1], s->t_suspend, now, rtg_clock_delta_ns(s->t_suspend, now),
+                         rtg_test_elapsed_ns(s->ctx));
     }
     atomic_store(&s->done, 1);
     rtg_sem_post(&s->sem);
@@ -88,8 +89,8 @@ static void *sus_local_high(void *arg)
             continue;
         }
         uint64_t at = rtg_test_elapsed_ns(s->ctx);
-        rtg_metric_add(s->m[2], rtg_clock_delta_ns(a, b), at);
-        rtg_metric_add(s->m[3], rtg_clock_delta_ns(b, c), at);
+        rtg_metric_ticks(s->m[2], a, b, rtg_clock_delta_ns(a, b), at);
+        rtg_metric_ticks(s->m[3], b, c, rtg_clock_delta_ns(b, c), at);
     }
     atomic_store(&s->done, 1);
     rtg_sem_post(&s->sem);
@@ -109,6 +110,12 @@ static int sus_run(struct rtg_ctx *ctx)
     for (int i = 0; i < 4; i++)
         if (!(s.m[i] = rtg_metric_new(ctx, "%s", names[i])))
             return rtg_fail_error(ctx, "out of memory");
+    /* ping: a hand-over, from the other thread's post or block to the
+     * thread that records it running; local: the high thread's own call */
+    rtg_metric_explain(ctx, s.m[0]);
+    rtg_metric_explain(ctx, s.m[1]);
+    rtg_metric_explain_call(ctx, s.m[2]);
+    rtg_metric_explain_call(ctx, s.m[3]);
     atomic_init(&s.done, 0);
     rc = rtg_sem_init(&s.sem, 0);
     if (rc)
@@ -162,6 +169,7 @@ static const struct rtg_option sus_options[] = {
 const struct rtg_test_desc rtg_test_thr_p_sus = {
     .id = "THR-P-SUS",
     .source = __FILE__,
+    .recorded = true, /* its hand-overs' and calls' worst samples are explained */
     .title = "Suspend / resume (ping between two threads; local, no switch)",
     .kind = 'P',
     .options = RTG_OPTIONS(sus_options),

@@ -24,6 +24,7 @@ static int yld_run(struct rtg_ctx *ctx)
     struct rtg_metric *m = rtg_metric_new(ctx, "thread.yield.alone");
     if (!m)
         return rtg_fail_error(ctx, "out of memory");
+    rtg_metric_explain_call(ctx, m);
     int64_t loops = rtg_opt_int(ctx, "loops");
     /* Bounded in time too, at half the watchdog's bound: where another task
      * is ready on the CPU (SCHED_OTHER on a busy machine, or one at the same
@@ -39,7 +40,7 @@ static int yld_run(struct rtg_ctx *ctx)
         uint64_t a = rtg_clock_ticks();
         rtg_thread_yield();
         uint64_t b = rtg_clock_ticks();
-        rtg_metric_add(m, rtg_clock_delta_ns(a, b), rtg_test_elapsed_ns(ctx));
+        rtg_metric_ticks(m, a, b, rtg_clock_delta_ns(a, b), rtg_test_elapsed_ns(ctx));
     }
     struct rtg_json *info = rtg_info(ctx);
     rtg_json_kint(info, "prio", rtg_rt_ok(ctx) ? rtg_prio(ctx) : 0);
@@ -62,6 +63,7 @@ static const struct rtg_option yld_options[] = {
 const struct rtg_test_desc rtg_test_thr_p_yld = {
     .id = "THR-P-YLD",
     .source = __FILE__,
+    .recorded = true, /* its calls' worst samples are explained */
     .title = "Yield with nothing else ready",
     .kind = 'P',
     .options = RTG_OPTIONS(yld_options),

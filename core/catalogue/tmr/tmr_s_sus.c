@@ -83,6 +83,7 @@ static int run(struct rtg_ctx *ctx)
                                               (unsigned long long)p);
         if (!m)
             return rtg_fail_error(ctx, "out of memory");
+        rtg_metric_explain(ctx, m); /* from the expiry owed to the thread running */
         rtg_json_obj_begin(&m->params);
         rtg_json_kuint(&m->params, "period_ns", p);
         rtg_json_obj_end(&m->params);
@@ -147,6 +148,7 @@ static const struct rtg_option options[] = {
 const struct rtg_test_desc rtg_test_tmr_s_sus = {
     .id = "TMR-S-SUS",
     .source = __FILE__,
+    .recorded = true, /* each expiry's lateness is explained */
     .needs = RTG_OFFERS_TIMERS,
     .title = "Maximum sustained timer frequency (no expiry missed)",
     .kind = 'S',

@@ -64,8 +64,9 @@ struct rtg_test_desc {
     /* Non-NULL when such figures are not explained by this test's own
      * flight recorder (docs/recorder.md): why. */
     const char *not_explained;
-    /* The flight recorder runs for this test though none of its figures is
-     * a release latency: it explains calls (rtg_metric_explain_call). */
+    /* The flight recorder runs for this test though release_latency names
+     * none of its figures: it explains calls (rtg_metric_explain_call), or
+     * wake-ups the host does not judge against a deadline. */
     bool recorded;
 };
 

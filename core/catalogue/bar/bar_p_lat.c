@@ -177,6 +177,8 @@ static const struct rtg_option bar_options[] = {
 const struct rtg_test_desc rtg_test_bar_p_lat = {
     .id = "BAR-P-LAT",
     .source = __FILE__,
+    .not_explained = "one member computes the last arrival to the last departure from every "
+                     "member's stamps after the fact",
     .needs = RTG_OFFERS_BARRIERS,
     .title = "Barrier release: last arrival until every thread is past it",
     .kind = 'P',

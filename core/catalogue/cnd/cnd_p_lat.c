@@ -191,6 +191,7 @@ static const struct rtg_option lat_options[] = {
 const struct rtg_test_desc rtg_test_cnd_p_lat = {
     .id = "CND-P-LAT",
     .source = __FILE__,
+    .not_explained = "the signaller records the last waiter's return, not the waiter itself",
     .title = "Condition variable hand-over (signal to a higher waiter, broadcast to N)",
     .kind = 'P',
     .options = RTG_OPTIONS(lat_options),

@@ -75,6 +75,8 @@ static int run_rtt(struct rtg_ctx *ctx) { return rtg_msg_exchange_run(ctx, &roun
 const struct rtg_test_desc rtg_test_msg_p_rtt = {
     .id = "MSG-P-RTT",
     .source = __FILE__,
+    .not_explained = "both sides store their samples (possibly in separate processes) and "
+                     "the main thread adds them at the end",
     .needs = RTG_OFFERS_MSG_QUEUES,
     .title = "Message request/reply round trip",
     .kind = 'P',

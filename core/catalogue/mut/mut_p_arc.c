@@ -43,6 +43,8 @@ static const struct rtg_option arc_options[] = {
 const struct rtg_test_desc rtg_test_mut_p_arc = {
     .id = "MUT-P-ARC",
     .source = __FILE__,
+    .not_explained = "the low thread records both figures after its critical section, not "
+                     "the thread each one measures",
     .title = "Mutex acquire / release with contention (priority inheritance)",
     .kind = 'P',
     .options = RTG_OPTIONS(arc_options),

@@ -49,6 +49,7 @@ static double pir_bound(const struct rtg_ctx *ctx)
 const struct rtg_test_desc rtg_test_mut_p_pir = {
     .id = "MUT-P-PIR",
     .source = __FILE__,
+    .not_explained = "the high thread's wait is recorded by the low thread",
     .title = "Priority inversion resolution time (H's wait for L's critical section)",
     .kind = 'P',
     .options = RTG_OPTIONS(pir_options),

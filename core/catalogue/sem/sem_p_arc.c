@@ -265,6 +265,8 @@ static const struct rtg_option arc_options[] = {
 const struct rtg_test_desc rtg_test_sem_p_arc = {
     .id = "SEM-P-ARC",
     .source = __FILE__,
+    .not_explained = "both figures are computed by the creator after each round, from the "
+                     "waiters' stamps",
     .title = "Semaphore acquire / release with contention (128 waiters)",
     .kind = 'P',
     .options = RTG_OPTIONS(arc_options),

@@ -302,6 +302,8 @@ static const struct rtg_option options[] = {
 const struct rtg_test_desc rtg_test_sig_p_lat = {
     .id = "SIG-P-LAT",
     .source = __FILE__,
+    .not_explained = "the receiver stores each latency and the main thread adds them after "
+                     "the run",
     .needs = RTG_OFFERS_SIGNALS,
     .title = "Real-time signal delivery, queueing and order",
     .kind = 'P',

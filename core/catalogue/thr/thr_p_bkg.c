@@ -144,6 +144,8 @@ static const struct rtg_option bkg_options[] = {
 const struct rtg_test_desc rtg_test_thr_p_bkg = {
     .id = "THR-P-BKG",
     .source = __FILE__,
+    .not_explained = "not yet: its wake-ups follow the rule, and the recorder is to be tried "
+                     "again under its starved-background control",
     .needs = RTG_OFFERS_PROCESSES,
     .title = "Wake-up of a real-time thread among busy background processes",
     .kind = 'P',

@@ -204,6 +204,8 @@ static const struct rtg_option sls_options[] = {
 const struct rtg_test_desc rtg_test_thr_p_sls = {
     .id = "THR-P-SLS",
     .source = __FILE__,
+    .not_explained = "the switch times are kept by the yielding threads and added by the "
+                     "main thread after they end, not by the thread each one measures",
     .title = "Switch between same-priority threads (sched_yield), N = 2, 10, 128, 1000",
     .kind = 'P',
     .options = RTG_OPTIONS(sls_options),

@@ -61,8 +61,8 @@ struct rtg_test_desc {
      * deadline; a test whose every figure is one is a latency test and also
      * gets a pWCET estimate. --list-json and the test record carry it. */
     const char *release_latency;
-    /* Non-NULL when such figures are not explained by this test's own
-     * flight recorder (docs/recorder.md): why. */
+    /* Non-NULL when this test's figures are not explained by a flight
+     * recorder of its own (docs/recorder.md): why, in the record. */
     const char *not_explained;
     /* The flight recorder runs for this test though release_latency names
      * none of its figures: it explains calls (rtg_metric_explain_call), or

@@ -73,8 +73,10 @@ static int test_body(void *arg, struct rtg_isolate_channel *ch)
     else if (rs->virtualized)
         rtg_note(&ctx, "ran in a virtual machine");
     double bound = bound_s(&ctx);
-    /* a test with release-latency figures runs with the flight recorder */
-    rtg_explain_start(&ctx.explain, rs->cfg, d->release_latency != NULL || d->recorded,
+    /* a test with figures the recorder explains runs with it; one that says
+     * why it cannot has the reason in its record */
+    rtg_explain_start(&ctx.explain, rs->cfg,
+                      d->release_latency != NULL || d->recorded || d->not_explained != NULL,
                       d->not_explained);
 
     ctx.start_ns = rtg_mono_ns();

@@ -186,6 +186,16 @@ def test_a_window_that_lost_events_blames_nobody() -> None:
     assert x.culprit_kind is None
 
 
+def test_a_capped_window_says_its_oldest_events_were_left_out() -> None:
+    evs = [*timer_wakeup(30_000, 0)]
+    x = explain(window(evs, 40_000, start=20_000, complete=False, capped=True))
+    assert x.culprit.startswith("incomplete: more events than a window keeps")
+    assert x.culprit_kind is None
+    # control: capped, but the kept events still reach back to the release
+    y = explain(window(evs, 40_000, start=-5_000, complete=True, capped=True))
+    assert not y.culprit.startswith("incomplete")
+
+
 def test_time_before_the_window_is_unaccounted() -> None:
     evs = [*timer_wakeup(30_000, 0)]
     x = explain(window(evs, 40_000, start=20_000, complete=False))

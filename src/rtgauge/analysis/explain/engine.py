@@ -162,6 +162,11 @@ def _culprit_line(w: TraceWindow, parts: list[Part], named: Culprit | None) -> s
         n = w.lost_events
         if n:
             return f"incomplete: {n} events lost"
+        if w.capped and w.start > 0:
+            return (
+                "incomplete: more events than a window keeps (--explain-events); "
+                "the oldest, back to the release, were left out"
+            )
         if w.interval == OPERATION:
             return "incomplete: the trace does not reach back to the call"
         return "incomplete: the trace does not reach back to the release"

@@ -110,6 +110,7 @@ class TraceWindow:
     idle_exit_ns: dict[int, int] = field(default_factory=dict)
     virtual_machine: str | None = None  # the hypervisor, when the run found one
     preempt_model: str | None = None  # the kernel's preemption model, when known
+    capped: bool = False  # more events than the recorder keeps a window: the oldest left out
     profile: OsProfile | None = None
     interval: str = RELEASE  # RELEASE or OPERATION: what the sample measures
 
@@ -152,6 +153,7 @@ def trace_window(run: Run, test: TestRecord, w: TraceWindowRecord) -> TraceWindo
         complete=w.complete,
         lost_events=w.lost_events,
         events=w.events,
+        capped=w.capped,
         policies=dict(w.policies),
         origins=dict(w.origins),
         steal_ns=w.steal_ns,

@@ -43,7 +43,7 @@ class Tally:
     """One test over every run."""
 
     runs: int = 0
-    figures: int = 0  # figure maxima (a merged ….all figure counts once per CPU figure)
+    figures: int = 0  # figure maxima (a merged ….all one not counted; one without samples neither)
     explained: int = 0  # held by a complete kept window
     incomplete: int = 0  # held by a window that is not complete
     why_not: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -65,7 +65,7 @@ def tally(paths: list[Path]) -> dict[str, Tally]:
                 continue
             t = out[test.id]
             t.runs += 1
-            figures = [m for m in test.metrics if not m.name.endswith(".all")]
+            figures = [m for m in test.metrics if not m.name.endswith(".all") and m.max is not None]
             t.figures += len(figures)
             e = a.test_explained(test)
             if e is None or e.why_not:

@@ -229,9 +229,15 @@ def _coverage(test: TestRecord, windows: tuple[ExplainedWindow, ...]) -> tuple[F
     rec = test.explain
     assert rec is not None
     out: list[FigureCover] = []
+    tracked = set(rec.figure_names)
     for fig in test.metrics:  # a figure the recorder is not given, and why
-        if fig.unexplained and fig.max is not None:
+        if fig.max is None or fig.name in tracked or fig.name.endswith(".all"):
+            continue
+        if fig.unexplained:
             out.append(FigureCover(fig.name, int(fig.max), None, fig.unexplained))
+        elif rec.figures_untracked and rec.figure_names:
+            room = f"beyond the recorder's room for {rec.figures} figures (--explain-figures)"
+            out.append(FigureCover(fig.name, int(fig.max), None, room))
     for name in rec.figure_names:
         m = test.metric(name)
         if m is None or m.max is None:
@@ -241,7 +247,7 @@ def _coverage(test: TestRecord, windows: tuple[ExplainedWindow, ...]) -> tuple[F
             (w for w in windows if w.explanation.metric == name and w.explanation.sample_ns >= top),
             None,
         )
-        why = None
+        why: str | None = None
         if w is None:
             if rec.uncaptured and rec.uncaptured_max_ns >= top:
                 why = "it came when the recorder could not cut a window"

@@ -117,7 +117,7 @@ def main() -> int:
         "",
         f"{when}, `{os.uname().release}`, {os.cpu_count()} CPUs: "
         f"`.venv/bin/python bench/regression_power.py {n} {k} {MODE}` (as root). Each run: "
-        f"`rtgauge run {' '.join(LENGTH)} --tests TMR-P-LAT --cpus {CPU} --prio {PROBE_PRIO} "
+        f"`rtgauge run {''.join(x + ' ' for x in LENGTH)}--tests TMR-P-LAT --cpus {CPU} --prio {PROBE_PRIO} "
         f"--label {LABEL} --no-report --no-explain` "
         + (
             "(1000 wake-ups, 1 ms period, about ten 100 ms blocks); each check: "

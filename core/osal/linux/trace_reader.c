@@ -346,6 +346,20 @@ static void on_switch_in(void *arg, const struct rtg_ring_event *e)
  * deadline task pushed to another CPU): its window would then hold none of
  * its wake-up. The named CPU when no ring shows a switch to the thread
  * (it ran all along). */
+/* Walks ring r's pages from the one holding from_ns up to s->to_ns. */
+static void find_switch(struct rtg_trace_port *t, const struct cpu_ring *r, uint64_t from_ns,
+                        struct switch_in *s)
+{
+    for (size_t i = rtg_tr_ring_first(r, from_ns); i < r->n; i++) {
+        if (r->ts[(r->head + i) % r->cap] > s->to_ns)
+            break;
+        uint32_t len;
+        uint64_t missed, m2;
+        const uint8_t *page = rtg_tr_ring_page(t, r, i, &len, &missed);
+        rtg_ring_page_walk(&t->layout, page, len, on_switch_in, s, &m2);
+    }
+}
+
 static int cpu_at_end(struct rtg_trace_port *t, const struct rtg_trace_cut *c)
 {
     if (c->tid <= 0 || t->n_rings < 2)
@@ -354,42 +368,23 @@ static int cpu_at_end(struct rtg_trace_port *t, const struct rtg_trace_cut *c)
     int64_t best_at = -1;
     /* A call: the CPU it was first taken off during the call, where what
      * held it ran (it may have gone on elsewhere). A wake-up: where it ran. */
-    bool out = c->operation;
-    for (size_t k = 0; k < t->n_rings && out; k++) {
-        const struct cpu_ring *r = &t->rings[k];
-        struct switch_in s = {
-            .t = t, .tid = c->tid, .out = true, .from_ns = c->release_ns, .to_ns = c->to_ns, .at_ns = -1};
-        for (size_t i = rtg_tr_ring_first(r, c->release_ns); i < r->n; i++) {
-            if (r->ts[(r->head + i) % r->cap] > c->to_ns)
-                break;
-            uint32_t len;
-            uint64_t missed;
-            const uint8_t *page = rtg_tr_ring_page(t, r, i, &len, &missed);
-            uint64_t m2;
-            rtg_ring_page_walk(&t->layout, page, len, on_switch_in, &s, &m2);
-        }
+    for (size_t k = 0; k < t->n_rings && c->operation; k++) {
+        struct switch_in s = {.t = t, .tid = c->tid, .out = true, .from_ns = c->release_ns,
+                              .to_ns = c->to_ns, .at_ns = -1};
+        find_switch(t, &t->rings[k], c->release_ns, &s);
         if (s.at_ns >= 0 && (best_at < 0 || s.at_ns < best_at)) {
             best_at = s.at_ns;
-            best = r->cpu;
+            best = t->rings[k].cpu;
         }
     }
     if (best_at >= 0)
         return best;
     for (size_t k = 0; k < t->n_rings; k++) {
-        const struct cpu_ring *r = &t->rings[k];
         struct switch_in s = {.t = t, .tid = c->tid, .to_ns = c->to_ns, .at_ns = -1};
-        for (size_t i = rtg_tr_ring_first(r, c->from_ns); i < r->n; i++) {
-            if (r->ts[(r->head + i) % r->cap] > c->to_ns)
-                break;
-            uint32_t len;
-            uint64_t missed;
-            const uint8_t *page = rtg_tr_ring_page(t, r, i, &len, &missed);
-            uint64_t m2;
-            rtg_ring_page_walk(&t->layout, page, len, on_switch_in, &s, &m2);
-        }
+        find_switch(t, &t->rings[k], c->from_ns, &s);
         if (s.at_ns > best_at) {
             best_at = s.at_ns;
-            best = r->cpu;
+            best = t->rings[k].cpu;
         }
     }
     return best;

@@ -156,8 +156,18 @@ def _start_long_run(lab: Lab, key: Path, results: Path) -> tuple[subprocess.Pope
     )
 
     def first_test_stored() -> bool:
+        """CLK-P-RES's own test record is stored (its id alone also appears
+        earlier, in the run's plan: waiting on that cut it short)."""
         assert proc.poll() is None, proc.communicate()
-        return any("CLK-P-RES" in p.read_text() for p in results.glob("*/*.partial.jsonl"))
+        for p in results.glob("*/*.partial.jsonl"):
+            for line in p.read_text().splitlines():
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # the line being written
+                if rec.get("record") == "test" and rec.get("id") == "CLK-P-RES":
+                    return True
+        return False
 
     wait_for(first_test_stored, 120)
     remote = remote_dir_of_long_run()

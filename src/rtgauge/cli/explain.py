@@ -1,8 +1,11 @@
 """rtgauge explain RUN: why each worst sample of a stored run was late, as
 the report says it, for one test or all (text, Markdown, HTML or JSON), or
 the kept windows as a Chrome/Perfetto trace (--format perfetto) or as a
-trace-cmd trace.dat (--format trace-dat, docs/traces.md). RUN is a bundle file or a stored run's id, or a trace-cmd recording of
-cyclictest (TRACE.dat), whose breaking sample is explained the same way."""
+trace-cmd trace.dat (--format trace-dat, docs/traces.md). RUN is a bundle
+file or a stored run's id, or a trace taken by other tools: a trace-cmd
+recording of cyclictest (TRACE.dat), whose breaking sample is explained the
+same way, or of the kernel's timerlat tracer (a trace.dat, or rtla's saved
+text trace), whose worst sample per CPU is."""
 
 from __future__ import annotations
 
@@ -97,9 +100,11 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def _execute_trace(args: argparse.Namespace) -> int:
-    """A trace-cmd recording of cyclictest (docs/traces.md)."""
+    """A trace of cyclictest or timerlat (docs/traces.md)."""
     if args.test:
-        raise UsageError("--test: a trace holds cyclictest's samples, not a run's tests")
+        raise UsageError(
+            "--test: a trace holds cyclictest's or timerlat's samples, not a run's tests"
+        )
     path = Path(args.bundle)
     xs = explained(path)
     fmt, name = chosen_format(args), f"{path.stem}-explain"

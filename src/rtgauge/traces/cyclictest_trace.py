@@ -42,11 +42,14 @@ FAMILIES = (
 class Break:
     """The sample cyclictest broke on, as its marker and the trace say it."""
 
-    marker: Line
+    marker: Line  # the line that gives the sample (cyclictest's marker, timerlat's entry)
     latency_ns: int
-    limit_ns: int
+    limit_ns: int | None  # cyclictest's -b limit; None: a timerlat trace's worst sample
     release: int  # trace clock, ns
-    release_from: str  # "hrtimer" (the timer's due time) or "marker" (its time minus N)
+    # "hrtimer" (the timer's due time), "marker" (its time minus N), "irq
+    # sample" (timerlat's handler entry minus its latency) or "thread sample"
+    release_from: str
+    metric: str = METRIC
 
     @property
     def end(self) -> int:
@@ -132,14 +135,15 @@ def lacking(rep: Report) -> list[str]:
     return out
 
 
-def imported(rep: Report) -> list[Imported]:
-    """Each breaking sample as a window, with what the trace lacked for it."""
+def imported(rep: Report, found: list[Break] | None = None) -> list[Imported]:
+    """Each breaking sample (cyclictest's, unless `found` gives others) as a
+    window, with what the trace lacked for it."""
     absent = lacking(rep)
     first: dict[int, int] = {}
     for ln in rep.lines:
         first.setdefault(ln.cpu, ln.ts)
     out = []
-    for b in breaks(rep):
+    for b in breaks(rep) if found is None else found:
         cpu = b.marker.cpu
         want_from = b.release - LOOKBACK_NS
         start_abs = max(want_from, first.get(cpu, b.release))
@@ -165,7 +169,7 @@ def imported(rep: Report) -> list[Imported]:
                 if e is not None:
                     events.append(e)
         w = TraceWindow(
-            metric=METRIC,
+            metric=b.metric,
             sample_ns=b.latency_ns,
             cpu=cpu,
             tid=b.marker.pid,

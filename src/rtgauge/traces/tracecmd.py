@@ -1,5 +1,7 @@
 """A trace-cmd recording (trace.dat) read through the real reader: the text
-of `trace-cmd report -N -t` (Debian's trace-cmd), parsed here.
+of `trace-cmd report -N -t` (Debian's trace-cmd), parsed here; or the
+kernel's own text trace (the tracefs `trace` file, as rtla saves it), laid
+out the same way.
 
 -N loads no plugin, so every event is printed by the kernel's own format
 (the print formats stored in the file): `prev_comm=… prev_pid=… ==> …`,
@@ -24,6 +26,12 @@ from rtgauge.errors import UsageError
 _LINE = re.compile(
     r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:[.a-zA-Z0-9]{2,8}\s+)?"
     r"(?P<sec>\d+)\.(?P<frac>\d+):\s+(?P<event>[\w:.-]+):\s?(?P<body>.*)$"
+)
+# A tracer's own entry in the kernel's text trace carries no event name:
+# timerlat's "#12 context thread timer_latency 4500 ns" (rtla's saved trace)
+_TRACER = re.compile(
+    r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:[.a-zA-Z0-9]{2,8}\s+)?"
+    r"(?P<sec>\d+)\.(?P<frac>\d+):\s+(?P<body>#\d+\s+context\s.*)$"
 )
 # trace-cmd says where a CPU lost events in its stream as
 # "CPU:1 [102 EVENTS DROPPED]" ("[EVENTS DROPPED]" when the kernel did not
@@ -77,6 +85,9 @@ def parse(text: str) -> Report:
     pending: dict[int, list[int | None]] = {}  # cpu -> losses not yet placed
     for raw in text.splitlines():
         m = _LINE.match(raw)
+        event = m["event"] if m is not None else "timerlat"
+        if m is None:
+            m = _TRACER.match(raw)
         if m is None:
             for pat in _LOST:
                 lost = pat.search(raw.strip())
@@ -86,7 +97,7 @@ def parse(text: str) -> Report:
                     break
             continue
         cpu = int(m["cpu"])
-        ln = Line(m["comm"].strip(), int(m["pid"]), cpu, _ns(m["sec"], m["frac"]), m["event"],
+        ln = Line(m["comm"].strip(), int(m["pid"]), cpu, _ns(m["sec"], m["frac"]), event,
                   m["body"].strip())  # fmt: skip
         rep.lines.append(ln)
         for n in pending.pop(cpu, []):
@@ -114,6 +125,14 @@ def read(path: Path) -> Report:
         why = next((ln for ln in done.stderr.splitlines() if ln.strip()), "it failed")
         raise UsageError(f"{path}: trace-cmd report cannot read it: {why.strip()}")
     return parse(done.stdout)
+
+
+def read_text(path: Path) -> Report:
+    """A text trace as the kernel prints it (rtla's saved timerlat_trace.txt)."""
+    try:
+        return parse(path.read_text(errors="replace"))
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read it: {e.strerror}") from None
 
 
 # key=value pairs of a kernel print format; a value runs to the next " key="

@@ -15,7 +15,7 @@ from rtgauge.analysis.stats import (
     rank_test,
     smallest_p,
 )
-from rtgauge.analysis.tail import ALPHA, EACH, FACTOR, tail_test
+from rtgauge.analysis.tail import ALPHA, EACH, FACTOR, design_effect, tail_test
 from rtgauge.analysis.tail_data import full_maxima
 from rtgauge.model import Metric
 
@@ -167,3 +167,41 @@ def test_without_blocks_it_is_not_testable() -> None:
     short = run_of(rng.uniform(15_000, 25_000, 500))
     tt = tail_test(short, run_of(with_hog(rng)[:500]))
     assert not tt.tested and tt.evidence.startswith("not testable: too few full blocks")
+
+
+def _default_length(rng: np.random.Generator) -> Any:
+    """10 s at 1 ms: 100 blocks of 100 ms, 10 groups of 10 for the design effect."""
+    return rng.uniform(15_000, 25_000, 10_000)
+
+
+def test_clustered_high_blocks_weigh_less_than_evenly_spread_ones() -> None:
+    """Twelve blocks with a 200 µs maximum: in two episodes of six (a host's
+    stalls) they are not a regression at the design effect, though Fisher's
+    test on them as independent blocks says p < 0.0005; spread evenly (a
+    periodic disturbance) they are."""
+    rng = np.random.default_rng(21)
+    old = run_of(_default_length(rng))
+    episodes = _default_length(rng)
+    for start in (2000, 7000):
+        episodes[start + 50 : start + 650 : 100] = 200_000  # six blocks in a row
+    tt = tail_test(old, run_of(episodes))
+    assert (tt.new_above, tt.old_above) == (12, 0)
+    assert fisher_greater(12, tt.new_blocks, 0, tt.old_blocks) < EACH
+    assert tt.new_phi > 3 and tt.fisher_p is not None and tt.fisher_p > EACH
+    assert not tt.worse and "they come in clusters" in tt.evidence
+    spread = _default_length(rng)
+    spread[50:10_000:800] = 200_000  # one block in eight, all through the run
+    tt2 = tail_test(old, run_of(spread))
+    assert tt2.new_above == 13 and tt2.new_phi == 1.0
+    assert tt2.worse and tt2.fisher_p is not None and tt2.fisher_p < EACH
+
+
+def test_the_design_effect_of_even_random_and_short_runs() -> None:
+    assert design_effect([1.0] * 100, 0.5) == 1.0  # every block above
+    assert design_effect([0.0] * 100, 0.5) == 1.0  # none
+    assert design_effect([1.0, 0.0] * 20, 0.5) == 1.0  # 4 groups: too few to say
+    even = ([1.0] + [0.0] * 9) * 10
+    assert design_effect(even, 0.5) == 1.0
+    clustered = [1.0] * 10 + [0.0] * 90
+    # chi-square (81 + 9 x 1) / 0.9 = 100 over 9 degrees of freedom
+    assert design_effect(clustered, 0.5) == pytest.approx(100 / 9)

@@ -20,6 +20,17 @@ times worse:
 Either beyond chance is a worse tail, unless that tail percentile fell: a
 regression is only ever flagged when the tail line rose (or held).
 
+Blocks with a high maximum come in clusters when a host's or a VM's
+episodes cause them (a few seconds of stalls, then none), and are spread
+evenly when a periodic disturbance does. Fisher's test assumes each block
+is an independent draw; clustered ones are not. So each run's count is
+tested at its design effect: the variance of its above-threshold blocks
+across groups of GROUP consecutive blocks (1 s), as a multiple phi of a
+binomial's (at least 1), divides that run's blocks and hits before the
+test (Rao and Scott's correction for clustered counts). Evenly spread
+exceedances keep phi at 1; on the development VM every pair of unchanged
+runs the uncorrected test flagged had phi between 1.3 and 7.
+
 Why FACTOR: runs of an unchanged system differ by more than chance within
 a run explains. On a shared machine or a VM the state of the host moves a
 whole run: in 40 consecutive `--quick` runs on the development VM the
@@ -42,6 +53,8 @@ from rtgauge.model import Metric
 
 ALPHA = 0.001  # the history's level: it tests every run against the one before, again and again
 EACH = ALPHA / 2  # each of the two tests
+GROUP = 10  # blocks per group for the design effect: 1 s of 100 ms blocks
+GROUPS_MIN = 5  # fewer groups (a run under 5 s) say too little of the clustering
 FACTOR = 2.0  # worse means more than twice as high: a run-to-run shift of the host is less
 
 
@@ -72,6 +85,8 @@ class TailTest:
     fisher_p: float | None = None  # one-sided, newer above more often
     old_tail: float | None = None  # the tail line of each run (threshold_name)
     new_tail: float | None = None
+    old_phi: float = 1.0  # each run's design effect for its blocks above the threshold
+    new_phi: float = 1.0
 
     @property
     def tested(self) -> bool:
@@ -105,11 +120,18 @@ class TailTest:
         )
         above = ""
         if self.threshold_ns is not None:
+            clustered = ""
+            if self.new_phi > 1.0 or self.old_phi > 1.0:
+                clustered = (
+                    f" (they come in clusters: the newer run's count weighs as "
+                    f"1/{self.new_phi:.2g} of independent blocks, the older's as "
+                    f"1/{self.old_phi:.2g})"
+                )
             above = (
                 f"; {self.new_above} of {self.new_blocks} blocks above "
                 f"{self.threshold_ns / 1e3:,.2f} µs ({FACTOR:g} × the older run's "
-                f"{self.threshold_name}) against {self.old_above} of {self.old_blocks}, "
-                f"one-sided Fisher p = {self.fisher_p:.2g}"
+                f"{self.threshold_name}) against {self.old_above} of {self.old_blocks}"
+                f"{clustered}, one-sided Fisher p = {self.fisher_p:.2g}"
             )
         if not self.beyond_chance:
             return f"{rank}{above}: within chance (neither p below {EACH:g})"
@@ -121,6 +143,28 @@ class TailTest:
                 f"{self.new_tail / 1e3:,.2f} µs): not a regression"
             )
         return f"{rank}{above}: worse beyond chance (p below {EACH:g})"
+
+
+def design_effect(maxima: list[float], threshold: float) -> float:
+    """How much more the count of blocks above threshold varies across groups
+    of GROUP consecutive blocks than independent blocks would (Pearson's
+    chi-square over its degrees of freedom), at least 1; 1 when fewer than
+    GROUPS_MIN groups, or when no block or every block is above."""
+    hits = [x > threshold for x in maxima]
+    groups = [sum(hits[i : i + GROUP]) for i in range(0, len(hits) - GROUP + 1, GROUP)]
+    if len(groups) < GROUPS_MIN:
+        return 1.0
+    p = sum(groups) / (GROUP * len(groups))
+    if p in (0.0, 1.0):
+        return 1.0
+    chi2 = sum((g - GROUP * p) ** 2 for g in groups) / (GROUP * p * (1.0 - p))
+    return max(1.0, chi2 / (len(groups) - 1))
+
+
+def _weighed(hits: int, n: int, phi: float) -> tuple[int, int]:
+    """A count of clustered blocks as the independent ones it is worth."""
+    n_eff = max(1, round(n / phi))
+    return min(n_eff, round(hits / phi)), n_eff
 
 
 def tail_test(old: Metric, new: Metric) -> TailTest:
@@ -143,6 +187,7 @@ def tail_test(old: Metric, new: Metric) -> TailTest:
     threshold = FACTOR * old_tail
     old_above = sum(x > threshold for x in a)
     new_above = sum(x > threshold for x in b)
+    old_phi, new_phi = design_effect(a, threshold), design_effect(b, threshold)
     return TailTest(
         "",
         len(a),
@@ -153,7 +198,11 @@ def tail_test(old: Metric, new: Metric) -> TailTest:
         name,
         old_above,
         new_above,
-        fisher_greater(new_above, len(b), old_above, len(a)),
+        fisher_greater(
+            *_weighed(new_above, len(b), new_phi), *_weighed(old_above, len(a), old_phi)
+        ),
         old_tail,
         None if new_tail is None else float(new_tail),
+        old_phi,
+        new_phi,
     )

@@ -354,3 +354,28 @@ def test_each_figures_worst_sample_is_kept_and_explained(explained_run: ProbeRun
         assert f.window is not None, (f.metric, f.why_not)
         x = f.window.explanation
         assert x.sample_ns == f.max_ns and sum(p.ns for p in x.parts) == x.sample_ns, f.metric
+
+
+def test_a_forked_sides_samples_say_why_they_are_not_explained() -> None:
+    """MSG-P-ALT with peer=process: side A is a forked process, where the
+    recorder is not, so its direction's samples are never offered. The
+    figure says so, and when its maximum is one of them the host gives that
+    reason; the thread side's samples are still kept."""
+    r = run_probe(
+        "--quick", "--tests", "MSG-P-ALT", "--opt", "MSG-P-ALT.peer=process",
+        "--opt", "MSG-P-ALT.mechanism=pipe", "--opt", "MSG-P-ALT.size=16", timeout=300,
+    )  # fmt: skip
+    t = r.tests["MSG-P-ALT"]
+    assert t["status"] == "ok", t["reason"]
+    (m,) = t["metrics"]
+    assert "forked process" in m["unexplained"]
+    assert t["explain"]["state"] == "on"
+    analysed = AnalysedRun.of(bundle_from_records(r.records, "the probe's output"))
+    test = analysed.run.test("MSG-P-ALT")
+    assert test is not None
+    cover = analysed.test_explained(test)
+    assert cover is not None
+    (f,) = cover.figures
+    assert f.window is not None or f.why_not == m["unexplained"]
+    kept = [w for w in t["explain"]["windows"] if w["figure_max"]]
+    assert len(kept) == 1 and kept[0]["end_ns"] - kept[0]["release_ns"] <= m["max"]

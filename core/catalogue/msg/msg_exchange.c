@@ -162,6 +162,9 @@ static int run_one(struct rtg_ctx *ctx, const struct msg_exchange *e, enum rtg_m
     }
     const char *peer = proc ? "process" : "thread";
     struct rtg_metric *mt = rtg_msg_new_metric(ctx, e->what, m, size, peer, 0);
+    /* Room to store every sample, used only by a forked far side (a thread
+     * records into its figure set), kept for either peer: the count fitted
+     * to the heap is then the same whichever peer is asked for. */
     size_t shlen = sizeof(struct msg_xchg) + 4 * n * sizeof(uint64_t);
     struct msg_xchg *x = mt ? rtg_shared_alloc(shlen) : NULL;
     if (x) {

@@ -25,6 +25,7 @@ import pytest
 from probe_run import ProbeRun, rt, run_probe
 from stall_injector import injected_stall
 
+from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.explain import (
     NO_EVENT,
     NONPREEMPT,
@@ -302,3 +303,79 @@ def test_without_root_the_record_says_why() -> None:
     )
     assert rec["explain"]["state"] == "not explained"
     assert "root" in rec["explain"]["why"]
+
+
+# Tests whose every figure's worst sample is recorded by the thread it
+# measures, at once, with what each window's interval is: a wake-up
+# ("release") or the thread's own call ("operation"). MEM-P-CPY and
+# MSG-P-FIL have more figures than the recorder's old room of 32.
+EXPLAINED = {
+    "THR-P-SLS": "release", "THR-P-BKG": "release", "THR-P-WKL": "release",
+    "SEM-P-ARC": "release", "MUT-P-ARC": "release", "MUT-P-PIR": "operation",
+    "MSG-P-LAT": "release", "MSG-P-RTT": "operation", "MSG-P-ALT": "release",
+    "SIG-P-LAT": "release", "CND-P-LAT": "release", "BAR-P-LAT": "release",
+    "MEM-P-CPY": "operation", "MSG-P-FIL": "operation",
+}  # fmt: skip
+SHORTER = ("--opt", "THR-P-BKG.processes=10", "--opt", "THR-P-BKG.loops=100",
+           "--opt", "THR-P-SLS.max_threads=128")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def explained_run() -> ProbeRun:
+    r = run_probe("--quick", "--tests", ",".join(EXPLAINED), *SHORTER, timeout=900)
+    if not rt(r):
+        pytest.skip("the probe could not obtain SCHED_FIFO")
+    return r
+
+
+@pytest.mark.parametrize("tid", sorted(EXPLAINED))
+def test_each_figures_worst_sample_is_kept_and_explained(explained_run: ProbeRun, tid: str) -> None:
+    """Every figure's maximum is held by a kept window whose sample is that
+    very maximum, of the figure's kind of interval, and the host takes it
+    apart into parts that add up to it; nothing is beyond the room."""
+    t = explained_run.tests[tid]
+    assert t["status"] == "ok", t["reason"]
+    rec = t["explain"]
+    assert rec["state"] == "on", rec
+    assert rec["figures_untracked"] == 0
+    figures = {m["name"]: m["max"] for m in t["metrics"] if m["count"]}
+    assert figures and not [m["name"] for m in t["metrics"] if m.get("unexplained")]
+    kept = {w["metric"]: w for w in rec["windows"] if w["figure_max"]}
+    assert set(kept) == set(figures) - {n for n in figures if n.endswith(".all")}
+    for name, w in kept.items():
+        assert w["end_ns"] - w["release_ns"] == figures[name], name
+        assert w["interval"] == EXPLAINED[tid], name
+    analysed = AnalysedRun.of(bundle_from_records(explained_run.records, "the probe's output"))
+    test = analysed.run.test(tid)
+    assert test is not None
+    cover = analysed.test_explained(test)
+    assert cover is not None and cover.why_not is None
+    for f in cover.figures:
+        assert f.window is not None, (f.metric, f.why_not)
+        x = f.window.explanation
+        assert x.sample_ns == f.max_ns and sum(p.ns for p in x.parts) == x.sample_ns, f.metric
+
+
+def test_a_forked_sides_samples_say_why_they_are_not_explained() -> None:
+    """MSG-P-ALT with peer=process: side A is a forked process, where the
+    recorder is not, so its direction's samples are never offered. The
+    figure says so, and when its maximum is one of them the host gives that
+    reason; the thread side's samples are still kept."""
+    r = run_probe(
+        "--quick", "--tests", "MSG-P-ALT", "--opt", "MSG-P-ALT.peer=process",
+        "--opt", "MSG-P-ALT.mechanism=pipe", "--opt", "MSG-P-ALT.size=16", timeout=300,
+    )  # fmt: skip
+    t = r.tests["MSG-P-ALT"]
+    assert t["status"] == "ok", t["reason"]
+    (m,) = t["metrics"]
+    assert "forked process" in m["unexplained"]
+    assert t["explain"]["state"] == "on"
+    analysed = AnalysedRun.of(bundle_from_records(r.records, "the probe's output"))
+    test = analysed.run.test("MSG-P-ALT")
+    assert test is not None
+    cover = analysed.test_explained(test)
+    assert cover is not None
+    (f,) = cover.figures
+    assert f.window is not None or f.why_not == m["unexplained"]
+    kept = [w for w in t["explain"]["windows"] if w["figure_max"]]
+    assert len(kept) == 1 and kept[0]["end_ns"] - kept[0]["release_ns"] <= m["max"]

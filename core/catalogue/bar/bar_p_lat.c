@@ -1,8 +1,9 @@
 /* BAR-P-LAT: barrier release. N threads (2, the CPUs, 2 x CPUs, 4 x CPUs)
  * spread over the test's CPUs meet at a barrier, round after round. The
  * figure runs from the last arrival (the latest stamp taken just before a
- * thread calls the wait) until the last thread is past the barrier (the
- * latest stamp taken just after a wait returned). */
+ * thread calls the wait) until the last thread is past the barrier: each
+ * member counts itself past once its wait returned, and the last to count
+ * stamps the clock and records the sample at once, itself. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -17,8 +18,8 @@
 #include "common/catalogue.h"
 
 #define BAR_MAX 64
-/* The members only stamp the clock and meet at the barrier (the first also
- * adds a sample to the figure set, arithmetic in memory), and there are up
+/* The members only stamp the clock and meet at the barrier (the last past
+ * also adds a sample to the figure set), and there are up
  * to BAR_MAX of them, each stack locked in memory: the leaf size
  * (common/catalogue.h). */
 #define BAR_STACK RTG_TEST_STACK_LEAF
@@ -31,7 +32,8 @@ struct bar {
     int64_t rounds;
     rtg_sem_t start;
     atomic_bool abort;
-    uint64_t arrive[2][BAR_MAX], leave[2][BAR_MAX]; /* double-buffered by round */
+    uint64_t arrive[2][BAR_MAX]; /* double-buffered by round */
+    atomic_int past[2];          /* members past the barrier this round */
     volatile bool go_on[2];
     struct rtg_metric *m;
     atomic_int errors;
@@ -42,16 +44,17 @@ struct member {
     int i;
 };
 
+/* By the last member past the barrier, at once: from the last arrival
+ * (every arrival was stamped before the barrier let anyone go) to now. */
 static void sample(struct bar *s, int buf)
 {
-    uint64_t last_in = 0, last_out = 0;
-    for (int i = 0; i < s->n; i++) {
+    uint64_t last_out = rtg_clock_ticks();
+    uint64_t last_in = 0;
+    for (int i = 0; i < s->n; i++)
         if (s->arrive[buf][i] > last_in)
             last_in = s->arrive[buf][i];
-        if (s->leave[buf][i] > last_out)
-            last_out = s->leave[buf][i];
-    }
-    rtg_metric_add(s->m, rtg_clock_delta_ns(last_in, last_out), rtg_test_elapsed_ns(s->ctx));
+    rtg_metric_ticks(s->m, last_in, last_out, rtg_clock_delta_ns(last_in, last_out),
+                     rtg_test_elapsed_ns(s->ctx));
 }
 
 static void *member_main(void *arg)
@@ -62,20 +65,21 @@ static void *member_main(void *arg)
         return NULL;
     for (int64_t r = 0;; r++) {
         int buf = (int)(r & 1);
-        if (me->i == 0)
+        if (me->i == 0) {
             s->go_on[buf] = r + 1 < s->rounds && !rtg_stop_requested();
+            atomic_store(&s->past[buf], 0); /* its last use ended two meetings ago */
+        }
         s->arrive[buf][me->i] = rtg_clock_ticks();
         int rc = rtg_barrier_wait(s->b, NULL);
-        s->leave[buf][me->i] = rtg_clock_ticks();
-        /* Second meeting: every stamp of this round is written. */
+        if (!rc && atomic_fetch_add(&s->past[buf], 1) + 1 == s->n)
+            sample(s, buf);
+        /* Second meeting: the sample is recorded before the next round. */
         if (!rc)
             rc = rtg_barrier_wait(s->b, NULL);
         if (rc) {
             atomic_fetch_add(&s->errors, 1);
             return NULL; /* the others block: the watchdog ends the test */
         }
-        if (me->i == 0)
-            sample(s, buf);
         if (!s->go_on[buf])
             break;
     }
@@ -90,10 +94,14 @@ static int bar_case(struct rtg_ctx *ctx, int n, int64_t rounds)
     *s = (struct bar){.ctx = ctx, .n = n, .rounds = rounds};
     atomic_init(&s->abort, false);
     atomic_init(&s->errors, 0);
+    atomic_init(&s->past[0], 0);
+    atomic_init(&s->past[1], 0);
     s->m = rtg_metric_new(ctx, "barrier.release.n%d", n);
     int rc = s->m ? 0 : ENOMEM;
     if (!rc) {
         rtg_metric_params_int(s->m, "threads", n);
+        /* from the last arrival to the last member past, recorded by it */
+        rtg_metric_explain(ctx, s->m);
         rc = rtg_barrier_create(&s->b, (unsigned)n);
     }
     if (rc) {
@@ -177,8 +185,7 @@ static const struct rtg_option bar_options[] = {
 const struct rtg_test_desc rtg_test_bar_p_lat = {
     .id = "BAR-P-LAT",
     .source = __FILE__,
-    .not_explained = "one member computes the last arrival to the last departure from every "
-                     "member's stamps after the fact",
+    .recorded = true, /* each release's worst samples are explained */
     .needs = RTG_OFFERS_BARRIERS,
     .title = "Barrier release: last arrival until every thread is past it",
     .kind = 'P',

@@ -3,7 +3,8 @@
  * the figure runs from just before the signal until the waiter has
  * returned from the wait with the mutex re-acquired (it includes the
  * signaller's unlock). Broadcast: N higher-priority waiters; from just
- * before the broadcast until the last of them has returned. */
+ * before the broadcast until the last of them has returned. The waiter
+ * that returns last records the sample, under the mutex, as it returns. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ struct lat {
     int back;              /* under lock: waiters that took the current gen */
     bool stop;             /* under lock */
     uint64_t t_sent;       /* ticks just before the signal or broadcast */
-    uint64_t last_return;  /* under lock: the latest waiter's return (ticks) */
+    struct rtg_metric *m;  /* under lock: recorded by the last waiter back */
     int timeouts;
 };
 
@@ -51,9 +52,11 @@ static void *lat_waiter(void *arg)
             break;
         }
         seen = s->gen;
-        if (now > s->last_return || s->back == 0)
-            s->last_return = now;
-        s->back++;
+        /* the waiters return one after the other, each holding the mutex:
+         * the last one back is the latest, and records the hand-over */
+        if (++s->back == s->n_waiters)
+            rtg_metric_ticks(s->m, s->t_sent, now, rtg_clock_delta_ns(s->t_sent, now),
+                             rtg_test_elapsed_ns(s->ctx));
     }
     rtg_mutex_unlock(&s->lock);
     return NULL;
@@ -79,14 +82,6 @@ static bool all_back(struct lat *s)
 static void *lat_sender(void *arg)
 {
     struct lat *s = arg;
-    struct rtg_metric *m =
-        s->n_waiters == 1 ? rtg_metric_new(s->ctx, "cond.signal.handover")
-                          : rtg_metric_new(s->ctx, "cond.broadcast.last_released");
-    if (!m)
-        return NULL;
-    if (s->n_waiters > 1) {
-        rtg_metric_params_int(m, "waiters", s->n_waiters);
-    }
     /* The waiters are higher: they are all inside the wait whenever this
      * thread runs, except at the start. */
     rtg_sleep_ns(2 * NS_PER_MS);
@@ -104,8 +99,6 @@ static void *lat_sender(void *arg)
             s->timeouts++;
             break;
         }
-        rtg_metric_add(m, rtg_clock_delta_ns(s->t_sent, s->last_return),
-                       rtg_test_elapsed_ns(s->ctx));
     }
     rtg_mutex_lock(&s->lock);
     s->stop = true;
@@ -117,6 +110,14 @@ static void *lat_sender(void *arg)
 static int lat_case(struct rtg_ctx *ctx, int n, int64_t rounds, int *timeouts)
 {
     struct lat s = {.ctx = ctx, .rounds = rounds, .n_waiters = n};
+    s.m = n == 1 ? rtg_metric_new(ctx, "cond.signal.handover")
+                 : rtg_metric_new(ctx, "cond.broadcast.last_released");
+    if (!s.m)
+        return ENOMEM;
+    if (n > 1)
+        rtg_metric_params_int(s.m, "waiters", n);
+    /* from the signal to the last waiter back, recorded by it at once */
+    rtg_metric_explain(ctx, s.m);
     int rc = rtg_mutex_init(&s.lock, RTG_PROTO_NONE, 0);
     if (rc)
         return rc;
@@ -191,7 +192,7 @@ static const struct rtg_option lat_options[] = {
 const struct rtg_test_desc rtg_test_cnd_p_lat = {
     .id = "CND-P-LAT",
     .source = __FILE__,
-    .not_explained = "the signaller records the last waiter's return, not the waiter itself",
+    .recorded = true, /* each hand-over's worst samples are explained */
     .title = "Condition variable hand-over (signal to a higher waiter, broadcast to N)",
     .kind = 'P',
     .options = RTG_OPTIONS(lat_options),

@@ -79,9 +79,37 @@ bool rtg_msg_x_accept(struct msg_xchg *x, const char *buf, size_t len, size_t se
 
 void rtg_msg_x_sample(struct msg_xchg *x, struct msg_samples *s, uint64_t from, uint64_t to)
 {
-    s->v[2 * s->got] = rtg_clock_delta_ns(from, to);
-    s->v[2 * s->got + 1] = rtg_test_elapsed_ns(x->ctx);
+    uint64_t ns = rtg_clock_delta_ns(from, to), at = rtg_test_elapsed_ns(x->ctx);
+    if (s->m) {
+        rtg_metric_ticks(s->m, from, to, ns, at);
+    } else {
+        s->v[2 * s->got] = ns;
+        s->v[2 * s->got + 1] = at;
+    }
     s->got = s->got + 1;
+}
+
+/* A side's own figure set, named as the test's, told to the recorder;
+ * NULL without memory. */
+static struct rtg_metric *side_metric(struct rtg_ctx *ctx, const struct msg_exchange *e,
+                                      const struct rtg_metric *mt)
+{
+    struct rtg_metric *m = malloc(sizeof *m);
+    if (!m)
+        return NULL;
+    rtg_metric_init(m, mt->name);
+    if (e->operation)
+        rtg_metric_explain_call(ctx, m);
+    else
+        rtg_metric_explain(ctx, m);
+    return m;
+}
+
+static void side_free(struct rtg_metric *m)
+{
+    if (m)
+        rtg_metric_free(m);
+    free(m);
 }
 
 static int prio_at(const struct rtg_ctx *ctx, int below)
@@ -124,16 +152,32 @@ static int run_one(struct rtg_ctx *ctx, const struct msg_exchange *e, enum rtg_m
     char what[64];
     snprintf(what, sizeof what, "count (%s, %zu B)", rtg_msg_mech_name(m), size);
     n = (size_t)rtg_fit_array(ctx, what, (int64_t)n, 4 * sizeof(uint64_t),
-                              RTG_FIT_RESERVE + 2 * size + 2 * rtg_thread_mem_bytes(RTG_TEST_STACK));
+                              RTG_FIT_RESERVE + 2 * size + 2 * rtg_thread_mem_bytes(RTG_TEST_STACK) +
+                                  3 * RTG_METRIC_BYTES);
     if (n == 0) {
         close_all(ch, nch);
         rtg_note(ctx, "%s, %zu B: no figures: no room for samples in the heap",
                  rtg_msg_mech_name(m), size);
         return 0;
     }
+    const char *peer = proc ? "process" : "thread";
+    struct rtg_metric *mt = rtg_msg_new_metric(ctx, e->what, m, size, peer, 0);
+    /* Room to store every sample, used only by a forked far side (a thread
+     * records into its figure set), kept for either peer: the count fitted
+     * to the heap is then the same whichever peer is asked for. */
     size_t shlen = sizeof(struct msg_xchg) + 4 * n * sizeof(uint64_t);
-    struct msg_xchg *x = rtg_shared_alloc(shlen);
-    if (!x) {
+    struct msg_xchg *x = mt ? rtg_shared_alloc(shlen) : NULL;
+    if (x) {
+        /* a forked far side records in its own memory: it stores instead */
+        x->far.m = proc ? NULL : side_metric(ctx, e, mt);
+        x->near.m = side_metric(ctx, e, mt);
+    }
+    if (!x || (!proc && !x->far.m) || !x->near.m) {
+        if (x) {
+            side_free(x->far.m);
+            side_free(x->near.m);
+            rtg_shared_free(x, shlen);
+        }
         close_all(ch, nch);
         return rtg_fail_error(ctx, "out of memory");
     }
@@ -164,19 +208,21 @@ static int run_one(struct rtg_ctx *ctx, const struct msg_exchange *e, enum rtg_m
     int frc = np ? rtg_msg_finish(peers, np, ch, nch, &x->fl, deadline) : 0;
     int failed = x->fl.failed, line = x->fl.fail_line;
 
-    const char *peer = proc ? "process" : "thread";
-    struct rtg_metric *mt = rtg_msg_new_metric(ctx, e->what, m, size, peer, 0);
-    if (mt) {
+    if (x->far.m) {
+        rtg_metric_merge(mt, x->far.m);
+    } else {
         for (size_t i = 0; i < x->far.got && i < n; i++)
             rtg_metric_add(mt, x->far.v[2 * i], x->far.v[2 * i + 1]);
-        for (size_t i = 0; i < x->near.got && i < n; i++)
-            rtg_metric_add(mt, x->near.v[2 * i], x->near.v[2 * i + 1]);
+        if (x->far.got)
+            mt->unexplained = "the far side's samples were recorded in a forked process "
+                              "(peer=process), where the flight recorder is not";
     }
+    rtg_metric_merge(mt, x->near.m);
+    side_free(x->far.m);
+    side_free(x->near.m);
     *bad_total += x->bad_seq;
     rtg_shared_free(x, shlen);
     close_all(ch, nch);
-    if (!mt)
-        return rtg_fail_error(ctx, "out of memory");
     if (rc && np < 2)
         return rtg_fail_error(ctx, "cannot start the %s peer: %s", np ? "thread" : peer,
                               strerror(rc));

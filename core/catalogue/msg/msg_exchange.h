@@ -7,7 +7,10 @@
  * `count` messages over one channel to the far side, and one back when the
  * test asks for it; each side records its samples, and the test's figure
  * set, msg.<what>.<mechanism>.s<size>, holds the far side's then the near
- * side's. The test's main thread only coordinates (msg_peers.h). */
+ * side's. A side that is a thread of the test records each sample at once
+ * into a figure set of its own, which the flight recorder is told of; a
+ * forked far side stores them, and the main thread adds them after. The
+ * test's main thread only coordinates (msg_peers.h). */
 #ifndef RTG_MSG_EXCHANGE_H
 #define RTG_MSG_EXCHANGE_H
 #include <stdbool.h>
@@ -22,8 +25,11 @@
 #include "msg_channel.h"
 #include "msg_peers.h"
 
-/* The samples one side records: ns, then when (2 words each). */
+/* The samples one side records: into its own figure set m, told to the
+ * flight recorder, when the side is a thread of the test; else stored in v
+ * (ns, then when: 2 words each). */
 struct msg_samples {
+    struct rtg_metric *m;
     uint64_t *v;
     volatile size_t got;
 };
@@ -46,6 +52,8 @@ struct msg_exchange {
     const char *what;     /* the figure set's name: msg.<what>.<mechanism>.s<size> */
     bool channel_back;    /* a second channel, from the far side to the near */
     int near_below;       /* the near side's priority below the far side's */
+    bool operation;       /* a sample is the near side's own call (MSG-P-RTT's round
+                           * trip), not a side's wake-up (rtg/test.h) */
     void *(*far)(void *); /* each side's thread, given the struct msg_xchg */
     void *(*near)(void *);
 };
@@ -77,7 +85,8 @@ void rtg_msg_near_end(struct msg_xchg *x, char *buf, size_t sent);
  * right next to its call.) */
 bool rtg_msg_x_accept(struct msg_xchg *x, const char *buf, size_t len, size_t seq,
                       struct payload *p);
-/* Records a sample from the ticks `from` to `to`. */
+/* Records a sample from the ticks `from` to `to`, by the side that ran at
+ * `to`, at once. */
 void rtg_msg_x_sample(struct msg_xchg *x, struct msg_samples *s, uint64_t from, uint64_t to);
 
 /* One receive on ch into buf, and the clock read right after it returned

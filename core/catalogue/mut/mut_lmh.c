@@ -22,13 +22,22 @@ static void *lmh_h(void *arg)
             x->timeouts++;
             break;
         }
-        x->t_req = rtg_clock_ticks();
+        uint64_t t_req = rtg_clock_ticks();
+        x->t_req = t_req;
         atomic_store(&x->h_asked, true);
         rc = rtg_mutex_lock(&x->m);
-        x->t_h_acq = rtg_clock_ticks();
+        uint64_t t_acq = rtg_clock_ticks();
         if (rc) {
             x->error = rc;
             break;
+        }
+        if (x->round_counts) {
+            uint64_t at = rtg_test_elapsed_ns(x->ctx);
+            if (x->rel)
+                rtg_metric_ticks(x->rel, x->t_unlock, t_acq,
+                                 rtg_clock_delta_ns(x->t_unlock, t_acq), at);
+            if (x->wait)
+                rtg_metric_ticks(x->wait, t_req, t_acq, rtg_clock_delta_ns(t_req, t_acq), at);
         }
         rtg_mutex_unlock(&x->m);
     }
@@ -68,22 +77,17 @@ static void *lmh_l(void *arg)
         rtg_sem_post(&x->wake_m); /* M, then H, preempt L here */
         uint64_t t_l_runs = rtg_clock_ticks();
         bool asked = atomic_load(&x->h_asked);
+        if (asked && x->acq)
+            rtg_metric_ticks(x->acq, x->t_req, t_l_runs, rtg_clock_delta_ns(x->t_req, t_l_runs),
+                             rtg_test_elapsed_ns(x->ctx));
         /* the rest of a fixed critical section (MUT-P-PIR) */
         while (rtg_clock_delta_ns(t_lock, rtg_clock_ticks()) < x->cs_ticks_ns)
             ;
-        uint64_t t_unlock = rtg_clock_ticks();
+        x->round_counts = asked;
+        x->t_unlock = rtg_clock_ticks();
         rtg_mutex_unlock(&x->m); /* H preempts L here */
-        if (!asked) {
+        if (!asked)
             x->skipped++;
-            continue;
-        }
-        uint64_t at = rtg_test_elapsed_ns(x->ctx);
-        if (x->acq)
-            rtg_metric_add(x->acq, rtg_clock_delta_ns(x->t_req, t_l_runs), at);
-        if (x->rel)
-            rtg_metric_add(x->rel, rtg_clock_delta_ns(t_unlock, x->t_h_acq), at);
-        if (x->wait)
-            rtg_metric_add(x->wait, rtg_clock_delta_ns(x->t_req, x->t_h_acq), at);
     }
     atomic_store(&x->quit, true);
     rtg_sem_post(&x->wake_m);

@@ -22,7 +22,14 @@ struct lmh {
     uint64_t cs_ticks_ns, m_busy_ns;
     atomic_bool quit;
     atomic_bool h_asked;
-    uint64_t t_req, t_h_acq; /* ticks, written by H */
+    uint64_t t_req; /* ticks, written by H */
+    /* Written by L before its unlock, read by H once it holds the mutex:
+     * L's stamp before the unlock, and whether H had asked in time (a
+     * round where it had not measures nothing). */
+    uint64_t t_unlock;
+    bool round_counts;
+    /* Each recorded at once by the thread it measures: acq by L (H's
+     * request to L running), rel and wait by H (its wake-up, its lock). */
     struct rtg_metric *acq, *rel, *wait;
     int64_t skipped; /* rounds where H had not asked when L resumed */
     int timeouts;

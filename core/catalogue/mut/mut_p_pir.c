@@ -28,6 +28,8 @@ static int pir_run(struct rtg_ctx *ctx)
     rtg_json_kint(&x.wait->params, "cs_us", cs_us);
     rtg_json_kint(&x.wait->params, "m_busy_us", rtg_opt_int(ctx, "m_busy_us"));
     rtg_json_obj_end(&x.wait->params);
+    /* H's lock call, from its request to its return, recorded by H at once */
+    rtg_metric_explain_call(ctx, x.wait);
     return rtg_mut_lmh_run(ctx, &x, p);
 }
 
@@ -49,7 +51,7 @@ static double pir_bound(const struct rtg_ctx *ctx)
 const struct rtg_test_desc rtg_test_mut_p_pir = {
     .id = "MUT-P-PIR",
     .source = __FILE__,
-    .not_explained = "the high thread's wait is recorded by the low thread",
+    .recorded = true, /* H's waits' worst samples are explained */
     .title = "Priority inversion resolution time (H's wait for L's critical section)",
     .kind = 'P',
     .options = RTG_OPTIONS(pir_options),

@@ -6,7 +6,9 @@
  *   release     = the creator's stamp before V -> the woken waiter's stamp
  *                 after P returns (one switch: creator -> waiter).
  * Figures are kept per number of waiters on the semaphore at that moment
- * (grouped, see docs/methodology.md). */
+ * (grouped, see docs/methodology.md). Each sample is recorded at once by
+ * the thread that ran: the creator its acquisitions, each waiter its
+ * release. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdatomic.h>
@@ -45,7 +47,9 @@ struct arc {
     struct arc_waiter *w;
     rtg_thread_t *t;
     uint64_t *t_post; /* creator's stamp before the k-th V */
+    int round_n;      /* waiters of this round, set before the first V */
     atomic_int released;
+    rtg_mutex_t rel_lock; /* the release figures: written by one waiter at a time */
     /* per waiter position (1..n): sums for the info arrays */
     double *acq_sum, *rel_sum;
     uint64_t *acq_cnt, *rel_cnt;
@@ -54,6 +58,8 @@ struct arc {
     int out_of_order, timeouts, error;
 };
 
+static void add_pos(struct arc *a, bool acq, int waiters, uint64_t from, uint64_t to);
+
 static void *arc_waiter(void *arg)
 {
     struct arc_waiter *w = arg;
@@ -61,7 +67,15 @@ static void *arc_waiter(void *arg)
     w->t_before_p = rtg_clock_ticks();
     w->rc = rtg_sem_wait_until(&a->sem, rtg_mono_ns() + 5000 * NS_PER_MS);
     w->t_woken = rtg_clock_ticks();
-    w->release_pos = atomic_fetch_add(&a->released, 1);
+    int pos = atomic_fetch_add(&a->released, 1);
+    w->release_pos = pos;
+    /* The pos-th V woke this waiter, which ran inside it: its release
+     * sample, recorded now, by the thread it measures. */
+    if (!w->rc && pos < a->round_n) {
+        rtg_mutex_lock(&a->rel_lock);
+        add_pos(a, false, a->round_n - pos, a->t_post[pos], w->t_woken);
+        rtg_mutex_unlock(&a->rel_lock);
+    }
     return NULL;
 }
 
@@ -76,18 +90,21 @@ static int waiter_prio(int idx, int n, int lo, int top)
     return top - (int)((long)idx * levels / n);
 }
 
-static void add_pos(struct arc *a, bool acq, int waiters, uint64_t ns)
+/* A sample from tick `from` to `to`, with that many waiters on the
+ * semaphore, by the thread that ran at `to`. */
+static void add_pos(struct arc *a, bool acq, int waiters, uint64_t from, uint64_t to)
 {
     uint64_t at = rtg_test_elapsed_ns(a->ctx);
+    uint64_t ns = rtg_clock_delta_ns(from, to);
     int g = (waiters - 1) / a->group;
     if (acq) {
-        rtg_metric_add(a->acq_all, ns, at);
-        rtg_metric_add(a->acq_g[g], ns, at);
+        rtg_metric_ticks(a->acq_all, from, to, ns, at);
+        rtg_metric_ticks(a->acq_g[g], from, to, ns, at);
         a->acq_sum[waiters - 1] += (double)ns;
         a->acq_cnt[waiters - 1]++;
     } else {
-        rtg_metric_add(a->rel_all, ns, at);
-        rtg_metric_add(a->rel_g[g], ns, at);
+        rtg_metric_ticks(a->rel_all, from, to, ns, at);
+        rtg_metric_ticks(a->rel_g[g], from, to, ns, at);
         a->rel_sum[waiters - 1] += (double)ns;
         a->rel_cnt[waiters - 1]++;
     }
@@ -114,12 +131,13 @@ static void *arc_creator(void *arg)
                 a->error = rc;
                 break;
             }
+            /* Acquisition: the waiter blocked; the creator ran again. */
+            if (w->t_before_p && t_back[started] > w->t_before_p)
+                add_pos(a, true, started + 1, w->t_before_p, t_back[started]);
         }
-        /* Acquisition samples: the waiter blocked; the creator ran again. */
-        for (int k = 0; k < started; k++)
-            if (a->w[k].t_before_p && t_back[k] > a->w[k].t_before_p)
-                add_pos(a, true, k + 1, rtg_clock_delta_ns(a->w[k].t_before_p, t_back[k]));
-        /* Release: one V at a time; the highest waiter runs inside V. */
+        /* Release: one V at a time; the highest waiter runs inside V and
+         * records its sample. */
+        a->round_n = started;
         for (int k = 0; k < started; k++) {
             a->t_post[k] = rtg_clock_ticks();
             rtg_sem_post(&a->sem);
@@ -140,7 +158,6 @@ static void *arc_creator(void *arg)
              * k-th V must release waiter k. */
             if (pos != k)
                 a->out_of_order++;
-            add_pos(a, false, started - pos, rtg_clock_delta_ns(a->t_post[pos], w->t_woken));
         }
     }
     return NULL;
@@ -198,7 +215,18 @@ static int arc_run(struct rtg_ctx *ctx)
             (d ? a.rel_g : a.acq_g)[g] = m;
         }
     }
-    int rc = rtg_sem_init(&a.sem, 0);
+    for (int g = 0; g < ngroups; g++) {
+        rtg_metric_explain(ctx, a.acq_g[g]);
+        rtg_metric_explain(ctx, a.rel_g[g]);
+    }
+    rtg_metric_explain(ctx, a.acq_all);
+    rtg_metric_explain(ctx, a.rel_all);
+    int rc = rtg_mutex_init(&a.rel_lock, RTG_PROTO_INHERIT, 0);
+    if (rc == ENOTSUP)
+        rc = rtg_mutex_init(&a.rel_lock, RTG_PROTO_NONE, 0);
+    if (rc)
+        return rtg_fail_error(ctx, "mutex init: %s", strerror(rc));
+    rc = rtg_sem_init(&a.sem, 0);
     if (rc)
         return rtg_fail_error(ctx, "sem_init: %s", strerror(rc));
     atomic_init(&a.released, 0);
@@ -209,6 +237,7 @@ static int arc_run(struct rtg_ctx *ctx)
     if (!rc)
         rtg_thread_join(c, NULL);
     rtg_sem_destroy(&a.sem);
+    rtg_mutex_destroy(&a.rel_lock);
 
     struct rtg_json *info = rtg_info(ctx);
     int levels = top - a.creator_prio;
@@ -265,8 +294,7 @@ static const struct rtg_option arc_options[] = {
 const struct rtg_test_desc rtg_test_sem_p_arc = {
     .id = "SEM-P-ARC",
     .source = __FILE__,
-    .not_explained = "both figures are computed by the creator after each round, from the "
-                     "waiters' stamps",
+    .recorded = true, /* its hand-overs' worst samples are explained */
     .title = "Semaphore acquire / release with contention (128 waiters)",
     .kind = 'P',
     .options = RTG_OPTIONS(arc_options),

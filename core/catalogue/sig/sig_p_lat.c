@@ -24,8 +24,7 @@ struct lat_state {
     int sig;
     size_t n;
     uint64_t *tx;   /* ticks at each send call, by sequence number */
-    uint64_t *lat;  /* ns, by arrival */
-    uint64_t *at;   /* when, from the test's start */
+    struct rtg_metric *m; /* recorded by the receiver, as each signal arrives */
     const struct rtg_ctx *ctx;
     size_t got;
     size_t bad_value;
@@ -62,8 +61,9 @@ static void *receiver(void *arg)
             s->bad_value++;
             continue;
         }
-        s->lat[s->got] = rtg_clock_delta_ns(s->tx[v], t);
-        s->at[s->got++] = rtg_test_elapsed_ns(s->ctx);
+        rtg_metric_ticks(s->m, s->tx[v], t, rtg_clock_delta_ns(s->tx[v], t),
+                         rtg_test_elapsed_ns(s->ctx));
+        s->got++;
     }
     rtg_sem_post(&s->done);
     return NULL;
@@ -122,11 +122,16 @@ static int run(struct rtg_ctx *ctx)
     s.sig = sigs[0];
     s.n = (size_t)rtg_opt_int(ctx, "count");
     s.tx = calloc(s.n, sizeof *s.tx);
-    s.lat = calloc(s.n, sizeof *s.lat);
-    s.at = calloc(s.n, sizeof *s.at);
     s.ctx = ctx;
-    if (!s.tx || !s.lat || !s.at || rtg_sem_init(&s.done, 0))
+    s.m = rtg_metric_new(ctx, "sig.latency.%s", rt ? "rt" : "standard");
+    if (!s.tx || !s.m || rtg_sem_init(&s.done, 0))
         return rtg_fail_error(ctx, "out of memory");
+    rtg_json_obj_begin(&s.m->params);
+    rtg_json_kint(&s.m->params, "signal", s.sig);
+    rtg_json_kstr(&s.m->params, "kind", rt ? "SIGRTMIN" : "SIGUSR2");
+    rtg_json_obj_end(&s.m->params);
+    /* from the send call to the receiver running, recorded by it at once */
+    rtg_metric_explain(ctx, s.m);
     enum rtg_policy pol = rtg_rt_ok(ctx) ? RTG_SCHED_FIFO : RTG_SCHED_OTHER;
     int p = rtg_prio(ctx);
     struct rtg_thread_attr ra = {.policy = pol, .prio = p, .cpu = rtg_cpu_at(ctx, 0),
@@ -154,15 +159,6 @@ static int run(struct rtg_ctx *ctx)
     rtg_thread_join(ts, NULL);
     rtg_thread_join(tr, NULL);
     rtg_sem_destroy(&s.done);
-    struct rtg_metric *m = rtg_metric_new(ctx, "sig.latency.%s", rt ? "rt" : "standard");
-    if (!m)
-        return rtg_fail_error(ctx, "out of memory");
-    rtg_json_obj_begin(&m->params);
-    rtg_json_kint(&m->params, "signal", s.sig);
-    rtg_json_kstr(&m->params, "kind", rt ? "SIGRTMIN" : "SIGUSR2");
-    rtg_json_obj_end(&m->params);
-    for (size_t i = 0; i < s.got; i++)
-        rtg_metric_add(m, s.lat[i], s.at[i]);
     if (s.err && !rtg_stop_requested())
         return rtg_fail_error(ctx, "%s failed: %s", s.err_what, strerror(s.err));
 
@@ -276,8 +272,6 @@ static int run(struct rtg_ctx *ctx)
     free(tx);
     free(rx);
     free(s.tx);
-    free(s.lat);
-    free(s.at);
     return 0;
 }
 
@@ -302,8 +296,7 @@ static const struct rtg_option options[] = {
 const struct rtg_test_desc rtg_test_sig_p_lat = {
     .id = "SIG-P-LAT",
     .source = __FILE__,
-    .not_explained = "the receiver stores each latency and the main thread adds them after "
-                     "the run",
+    .recorded = true, /* each delivery's worst samples are explained */
     .needs = RTG_OFFERS_SIGNALS,
     .title = "Real-time signal delivery, queueing and order",
     .kind = 'P',

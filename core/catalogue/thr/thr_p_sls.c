@@ -1,6 +1,7 @@
 /* THR-P-SLS: switch between same-priority threads (N = 2, 10, 128, 1000),
  * all on one CPU. On a board with one small heap, N is as many threads as
- * fit (the figure is named after the N run, and the record says so). */
+ * fit (the figure is named after the N run, and the record says so). Each
+ * switch is recorded at once by the thread it switched to. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -24,9 +25,12 @@
 struct sls_state {
     volatile uint64_t last;   /* ticks just before the last yield */
     volatile int last_owner;  /* who wrote it; -1: invalid (a thread exited) */
-    uint64_t *samples;
-    atomic_size_t n_samples;
-    size_t cap;
+    struct rtg_ctx *ctx;
+    struct rtg_metric *m;
+    /* Around each sample's recording: the workers share one CPU and one
+     * priority, so under SCHED_FIFO only a yield switches between them and
+     * the lock is never contended; without it, it keeps the figure whole. */
+    rtg_mutex_t lock;
     int rounds, n;
     rtg_sem_t go, done;
     atomic_int abort, finished;
@@ -50,9 +54,11 @@ static void *sls_worker(void *arg)
         uint64_t now = rtg_clock_ticks();
         int owner = st->last_owner;
         if (owner >= 0 && owner != a->id) {
-            size_t i = atomic_fetch_add(&st->n_samples, 1);
-            if (i < st->cap)
-                st->samples[i] = rtg_clock_delta_ns(st->last, now);
+            uint64_t from = st->last;
+            rtg_mutex_lock(&st->lock);
+            rtg_metric_ticks(st->m, from, now, rtg_clock_delta_ns(from, now),
+                             rtg_test_elapsed_ns(st->ctx));
+            rtg_mutex_unlock(&st->lock);
         }
     }
 out:
@@ -67,20 +73,33 @@ static int sls_one(struct rtg_ctx *ctx, int n, int64_t switches, struct rtg_metr
 {
     struct sls_state st = {0};
     st.n = n;
+    st.ctx = ctx;
+    st.m = m;
     st.rounds = (int)(switches / n);
     if (st.rounds < 3)
         st.rounds = 3;
-    st.cap = (size_t)st.rounds * (size_t)n;
     st.last_owner = -1;
-    st.samples = malloc(st.cap * sizeof *st.samples);
     rtg_thread_t *t = malloc((size_t)n * sizeof *t);
     struct sls_arg *args = malloc((size_t)n * sizeof *args);
-    int rc = (!st.samples || !t || !args) ? ENOMEM : 0;
-    if (!rc)
+    int rc = (!t || !args) ? ENOMEM : 0;
+    if (!rc) {
+        rc = rtg_mutex_init(&st.lock, RTG_PROTO_INHERIT, 0);
+        if (rc == ENOTSUP)
+            rc = rtg_mutex_init(&st.lock, RTG_PROTO_NONE, 0);
+    }
+    if (!rc) {
         rc = rtg_sem_init(&st.go, 0);
-    if (!rc)
+        if (rc)
+            rtg_mutex_destroy(&st.lock);
+    }
+    if (!rc) {
         rc = rtg_sem_init(&st.done, 0);
-    atomic_init(&st.n_samples, 0);
+        if (rc) {
+            rtg_sem_destroy(&st.go);
+            rtg_mutex_destroy(&st.lock);
+        }
+    }
+    bool made = rc == 0; /* the lock and both semaphores exist */
     atomic_init(&st.abort, 0);
     atomic_init(&st.finished, 0);
     int k = 0;
@@ -105,19 +124,11 @@ static int sls_one(struct rtg_ctx *ctx, int n, int64_t switches, struct rtg_metr
         rtg_sem_wait_until(&st.done, rtg_mono_ns() + SEM_TIMEOUT_NS + 10000 * NS_PER_MS);
     for (int i = 0; i < k; i++)
         rtg_thread_join(t[i], NULL);
-    if (!rc) {
-        size_t ns = atomic_load(&st.n_samples);
-        if (ns > st.cap)
-            ns = st.cap;
-        uint64_t at = rtg_test_elapsed_ns(ctx);
-        for (size_t i = 0; i < ns; i++)
-            rtg_metric_add(m, st.samples[i], at);
-    }
-    if (st.samples) {
+    if (made) {
         rtg_sem_destroy(&st.go);
         rtg_sem_destroy(&st.done);
+        rtg_mutex_destroy(&st.lock);
     }
-    free(st.samples);
     free(t);
     free(args);
     return rc;
@@ -138,16 +149,6 @@ static int sls_run(struct rtg_ctx *ctx)
     int err_n = 0, created = 0, last_n = 0;
     size_t per_thread = rtg_thread_mem_bytes(SLS_STACK) + sizeof(rtg_thread_t) +
                         sizeof(struct sls_arg);
-    /* On a board's small heap the samples get a quarter of it (two threads'
-     * room at least), the threads the rest. */
-    size_t for_threads = 2 * per_thread, free_bytes, largest;
-    if (rtg_mem_available(&free_bytes, &largest) == 0 && free_bytes > RTG_FIT_RESERVE &&
-        (free_bytes - RTG_FIT_RESERVE) / 4 * 3 > for_threads)
-        for_threads = (free_bytes - RTG_FIT_RESERVE) / 4 * 3;
-    switches = rtg_fit_array(ctx, "switches", switches, sizeof(uint64_t),
-                             RTG_FIT_RESERVE + for_threads);
-    if (switches < 2)
-        return rtg_skip(ctx, "no room in the heap for the samples of two threads");
     rc = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !rtg_stop_requested(); i++) {
         int n = sizes[i];
@@ -155,9 +156,7 @@ static int sls_run(struct rtg_ctx *ctx)
             rtg_note(ctx, "N = %d skipped (max_threads %lld)", n, (long long)max_n);
             continue;
         }
-        int64_t rounds = switches / n < 3 ? 3 : switches / n;
-        n = (int)rtg_fit_count(ctx, "N", n, per_thread,
-                               RTG_FIT_RESERVE + (size_t)(rounds * n) * sizeof(uint64_t));
+        n = (int)rtg_fit_count(ctx, "N", n, per_thread, RTG_FIT_RESERVE);
         if (n < 2 || n <= last_n) {
             rtg_note(ctx, "N = %d not run: no more than %d threads fit", sizes[i],
                      n < last_n ? last_n : n);
@@ -170,6 +169,9 @@ static int sls_run(struct rtg_ctx *ctx)
             break;
         }
         rtg_metric_params_int(m, "threads", n);
+        /* each switch, from the yield to the thread switched to running,
+         * recorded by that thread at once */
+        rtg_metric_explain(ctx, m);
         rtg_json_int(info, switches / n < 3 ? 3 : switches / n);
         rc = sls_one(ctx, n, switches, m, &created);
         if (rc) {
@@ -204,8 +206,7 @@ static const struct rtg_option sls_options[] = {
 const struct rtg_test_desc rtg_test_thr_p_sls = {
     .id = "THR-P-SLS",
     .source = __FILE__,
-    .not_explained = "the switch times are kept by the yielding threads and added by the "
-                     "main thread after they end, not by the thread each one measures",
+    .recorded = true, /* its switches' worst samples are explained */
     .title = "Switch between same-priority threads (sched_yield), N = 2, 10, 128, 1000",
     .kind = 'P',
     .options = RTG_OPTIONS(sls_options),

@@ -99,8 +99,13 @@ struct rtg_trace_window {
 };
 
 #define RTG_TRACE_KEEP_MAX 16
-/* Windows a port holds at most: the K worst and each figure's worst. */
-#define RTG_TRACE_SLOTS_MAX 48
+/* Windows a port holds at most: the K worst and each figure's worst (the
+ * default --explain-figures is the rest: 64 here, room for MEM-P-CPY's 40
+ * figures and MSG-P-FIL's 42). A firmware build sets 48: its heap, not the
+ * room, bounds what a board holds (docs/recorder.md, "Its memory"). */
+#ifndef RTG_TRACE_SLOTS_MAX
+#define RTG_TRACE_SLOTS_MAX 80
+#endif
 struct rtg_trace_config {
     const int *cpus; /* the measured CPUs */
     size_t n_cpus;

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <poll.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -554,7 +555,16 @@ static int start_reader_as(struct rtg_trace_port *t, int policy, int prio)
     bool moved = sched_getaffinity(0, sizeof mine, &mine) == 0;
     readers_cpus(t, &its);
     moved = moved && sched_setaffinity(0, sizeof its, &its) == 0;
+    /* It takes its creator's signal mask too: every signal blocked, so
+     * that one sent to the process (SIG-P-LAT's, blocked in the test's
+     * threads) goes to a thread that waits for it, never to the reader,
+     * where its default action would end the probe. */
+    sigset_t all, old;
+    sigfillset(&all);
+    bool masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
     int e = pthread_create(&t->reader, &a, reader_main, t);
+    if (masked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (moved)
         sched_setaffinity(0, sizeof mine, &mine);
     pthread_attr_destroy(&a);

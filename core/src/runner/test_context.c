@@ -44,7 +44,8 @@ bool rtg_rt_ok(const struct rtg_ctx *ctx) { return ctx->rt_ok; }
 uint64_t rtg_test_elapsed_ns(const struct rtg_ctx *ctx) { return rtg_mono_ns() - ctx->start_ns; }
 
 /* The part writes its notes and verdicts straight into this test's
- * writers (moved in and back), so nothing is copied or lost. */
+ * writers (moved in and back), so nothing is copied or lost; it offers its
+ * samples to this test's flight recorder, under its figures' final names. */
 int rtg_run_part(struct rtg_ctx *ctx, const struct rtg_test_desc *part, const char *suffix)
 {
     struct rtg_ctx *sub = malloc(sizeof *sub);
@@ -65,7 +66,12 @@ int rtg_run_part(struct rtg_ctx *ctx, const struct rtg_test_desc *part, const ch
     sub->verdicts = ctx->verdicts;
     sub->n_verdicts = ctx->n_verdicts;
     sub->n_failed_verdicts = ctx->n_failed_verdicts;
+    sub->metric_suffix = suffix;
+    sub->explain.state = ctx->explain.state;
+    sub->explain.rec = ctx->explain.rec; /* lent: this test's to close */
     int rc = part->run(sub);
+    sub->explain.state = RTG_EXPLAIN_NONE;
+    sub->explain.rec = NULL;
     ctx->notes = sub->notes;
     ctx->verdicts = sub->verdicts;
     ctx->n_verdicts = sub->n_verdicts;
@@ -73,7 +79,7 @@ int rtg_run_part(struct rtg_ctx *ctx, const struct rtg_test_desc *part, const ch
     rtg_json_init(&sub->notes);
     rtg_json_init(&sub->verdicts);
     for (size_t i = 0; i < sub->n_metrics; i++) {
-        struct rtg_metric *m = rtg_metric_new(ctx, "%s.%s", sub->metrics[i]->name, suffix);
+        struct rtg_metric *m = rtg_metric_new(ctx, "%s", sub->metrics[i]->name);
         if (!m)
             continue;
         rtg_metric_merge(m, sub->metrics[i]);

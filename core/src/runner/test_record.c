@@ -54,6 +54,10 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
+    if (ctx->metric_suffix) {
+        size_t len = strlen(name);
+        snprintf(name + len, sizeof name - len, ".%s", ctx->metric_suffix);
+    }
     rtg_metric_init(m, name);
     ctx->metrics[ctx->n_metrics++] = m;
     return m;

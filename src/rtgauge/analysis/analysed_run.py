@@ -249,7 +249,9 @@ def _coverage(test: TestRecord, windows: tuple[ExplainedWindow, ...]) -> tuple[F
         )
         why: str | None = None
         if w is None:
-            if rec.uncaptured and rec.uncaptured_max_ns >= top:
+            if m.unexplained:  # some of its samples were not offered (a forked side's)
+                why = m.unexplained
+            elif rec.uncaptured and rec.uncaptured_max_ns >= top:
                 why = "it came when the recorder could not cut a window"
             elif top <= rec.floor_ns:
                 why = "at or below the recorder's floor"

@@ -38,6 +38,10 @@ struct rtg_ctx {
     struct rtg_json series;   /* inside an open array */
     struct rtg_json notes;    /* inside an open array */
     struct rtg_explain explain; /* the flight recorder, for an explained test */
+    /* A part's (rtg_run_part): ".<suffix>" ends each figure's name from its
+     * creation, so the recorder keeps the part's figures under the names
+     * the record gives them. NULL: none. */
+    const char *metric_suffix;
     enum rtg_status forced;   /* set by rtg_fail_error / rtg_skip */
     char reason[512];
 };

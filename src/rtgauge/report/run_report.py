@@ -290,7 +290,7 @@ def _standard_cell(v: Verdict) -> Cell:
     that documentation."""
     said = f"{v.standard.name}: {v.standard.clause}" if v.standard else "not named by the record"
     if v.documented:
-        said += f" — {v.outcome_text}: {v.documented.says} ({v.documented.reference})"
+        said += f" — {v.outcome_text}: {v.documented.says}; {v.documented.reference}"
     return Cell(said)
 
 

@@ -68,7 +68,7 @@ def suite_of(run: Run, claim: DeadlineClaim | None) -> ET.Element:
             case = _case(suite, cls, v.name, seconds / max(len(t.verdicts), 1))
             if v.documented:  # not a failure: said in the case's output
                 ET.SubElement(case, "system-out").text = xml_text(
-                    f"{v.outcome_text}: {v.documented.says} ({v.documented.reference})"
+                    f"{v.outcome_text}: {v.documented.says}; {v.documented.reference}"
                 )
             if v.failed:
                 evidence = json.dumps(v.evidence, indent=1, ensure_ascii=False)

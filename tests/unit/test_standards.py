@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from test_run_fake_probe import fake_probe
 
+from rtgauge.analysis.compare import compare, points, verdict_table
 from rtgauge.cli.run import _exit_code
 from rtgauge.errors import UsageError
 from rtgauge.model import Bundle, TestRecord, Verdict
 from rtgauge.report.summary import count_line, difference_line, verdict_line
+from rtgauge.run import Run
 from rtgauge.standards import documented, parse, table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,3 +214,19 @@ def test_run_exit_code_from_the_probe_and_the_table(
     else:
         assert "FAIL lowered_thread_goes_to_head_fifo" in out
         assert "behaviour verdicts failed: THR-B-PRIO lowered_thread_goes_to_head_fifo" in out
+
+
+def test_compare_shows_the_difference_and_no_failure(sample_records: list[dict[str, Any]]) -> None:
+    """The same check beside itself: failed on Linux, documented on FreeRTOS."""
+    test = prio_record(verdict(HEAD_FIFO, False, "tail"))
+    fr = _freertos_run(sample_records, test)
+    lx = copy.deepcopy(fr)
+    lx[0]["host"]["os"] = "Linux"
+    runs = [Run.of(Bundle(system=r[0], tests=r[1:-1], end=r[-1])) for r in (lx, fr)]
+    comp = compare(runs)
+    (row,) = [cells for tid, name, cells in verdict_table(comp) if name == HEAD_FIFO]
+    assert [c.outcome if c else None for c in row] == ["fail", "differs"]
+    (_, linux_bad), (_, freertos_bad) = points(comp)
+    assert any(f"1 behaviour verdict(s) fail: {HEAD_FIFO}" in p for p in linux_bad)
+    assert not any("fail:" in p for p in freertos_bad)
+    assert any("as FreeRTOS documents (not failures)" in p for p in freertos_bad)

@@ -131,9 +131,10 @@ int main(void)
     CHECK_EQ_U(parse(NULL, NULL, NULL), 0);
     CHECK_EQ_U(rtg_ctx_init(&ctx, &b, &cfg, err, sizeof err), 0);
     CHECK_EQ_U(rtg_ctx_status(&ctx, 0, false, false), RTG_ST_ERROR);
-    rtg_verdict(&ctx, "v1", true, "x", "x", NULL);
+    static const struct rtg_standard std = {"POSIX", "a clause"};
+    rtg_verdict(&ctx, &std, "v1", true, "x", "x", NULL);
     CHECK_EQ_U(rtg_ctx_status(&ctx, 0, false, false), RTG_ST_PASS);
-    rtg_verdict(&ctx, "v2", false, "x", "y", NULL);
+    rtg_verdict_seen(&ctx, &std, "v2", false, "tail", "x", "y", NULL);
     CHECK_EQ_U(rtg_ctx_status(&ctx, 0, false, false), RTG_ST_FAIL);
     CHECK_EQ_U(rtg_ctx_status(&ctx, 0, true, false), RTG_ST_INTERRUPTED);
     CHECK_EQ_U(rtg_ctx_status(&ctx, 0, false, true), RTG_ST_ERROR);
@@ -144,7 +145,10 @@ int main(void)
     rtg_json_init(&out);
     rtg_ctx_emit(&ctx, RTG_ST_FAIL, "r", 1.0, &out);
     CHECK(out.depth == 0 && !out.failed);
-    CHECK(strstr(out.buf, "\"verdicts\":[{\"name\":\"v1\",\"pass\":true,") != NULL);
+    CHECK(strstr(out.buf, "\"verdicts\":[{\"name\":\"v1\",\"pass\":true,\"standard\":"
+                          "{\"name\":\"POSIX\",\"clause\":\"a clause\"},\"seen\":null,") != NULL);
+    CHECK(strstr(out.buf, "\"name\":\"v2\",\"pass\":false,\"standard\":{\"name\":\"POSIX\","
+                          "\"clause\":\"a clause\"},\"seen\":\"tail\",") != NULL);
     CHECK(strstr(out.buf, "\"status\":\"fail\",\"reason\":\"r\"") != NULL);
     rtg_json_free(&out);
     rtg_ctx_free(&ctx);

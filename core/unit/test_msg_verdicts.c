@@ -45,8 +45,34 @@ static void urgent_first(void)
     CHECK(!r.pass);
 }
 
+/* Urgent first, last in first out among them (each put at the queue's
+ * front): told apart from every other failing order. */
+static void urgent_lifo(void)
+{
+    struct rtg_msg_rx lifo[] = {{true, 2}, {true, 1}, {true, 0}, {false, 0}, {false, 1}};
+    CHECK(rtg_msg_urgent_lifo(lifo, N(lifo), 3, 2));
+    /* the POSIX order is not it */
+    struct rtg_msg_rx ok[] = {{true, 0}, {true, 1}, {true, 2}, {false, 0}, {false, 1}};
+    CHECK(!rtg_msg_urgent_lifo(ok, N(ok), 3, 2));
+    /* urgent after a normal one (a FIFO queue): not it */
+    struct rtg_msg_rx fifo[] = {{false, 0}, {false, 1}, {true, 0}, {true, 1}, {true, 2}};
+    CHECK(!rtg_msg_urgent_lifo(fifo, N(fifo), 3, 2));
+    /* urgent reversed but the normal ones reordered: not it */
+    struct rtg_msg_rx nre[] = {{true, 2}, {true, 1}, {true, 0}, {false, 1}, {false, 0}};
+    CHECK(!rtg_msg_urgent_lifo(nre, N(nre), 3, 2));
+    /* urgent half out of order, neither FIFO nor LIFO: not it */
+    struct rtg_msg_rx mix[] = {{true, 1}, {true, 2}, {true, 0}, {false, 0}, {false, 1}};
+    CHECK(!rtg_msg_urgent_lifo(mix, N(mix), 3, 2));
+    /* a message lost: not it */
+    CHECK(!rtg_msg_urgent_lifo(lifo, N(lifo) - 1, 3, 2));
+    /* one urgent message has no order to tell */
+    struct rtg_msg_rx one[] = {{true, 0}, {false, 0}};
+    CHECK(!rtg_msg_urgent_lifo(one, N(one), 1, 1));
+}
+
 int main(void)
 {
     urgent_first();
+    urgent_lifo();
     return unit_report("test_msg_verdicts");
 }

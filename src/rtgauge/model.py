@@ -19,6 +19,7 @@ from typing import Any
 from rtgauge import legacy_catalogue, legacy_system
 from rtgauge.audit_facts import AuditFacts, EndFacts
 from rtgauge.errors import UsageError
+from rtgauge.standards import DocumentedDifference, Standard, documented
 from rtgauge.validate import Record as Record
 from rtgauge.validate import check_catalogue_line
 from rtgauge.validate import check_record as check_record
@@ -144,15 +145,55 @@ class Metric:
 
 @dataclass(frozen=True)
 class Verdict:
+    """A check against a standard. `passed` is the probe's word; a verdict
+    that did not pass is a documented difference when its OS documents what
+    was seen (rtgauge.standards), and a failure otherwise."""
+
     name: str
     passed: bool
     expected: str
     observed: str
     evidence: Any = None
+    standard: Standard | None = None  # None: a record from before the probe named it
+    seen: str | None = None
+    documented: DocumentedDifference | None = None  # set only when not passed
 
     @classmethod
-    def read(cls, d: Record) -> Verdict:
-        return cls(d["name"], d["pass"], d["expected"], d["observed"], d.get("evidence"))
+    def read(cls, d: Record, os: str | None = None, test: str = "") -> Verdict:
+        """The verdict of test `test` run on `os` (the system record's
+        host.os; None: unknown, and no failure is excused)."""
+        std = d.get("standard")
+        standard = Standard(std["name"], std["clause"]) if std else None
+        seen = d.get("seen")
+        diff = None if d["pass"] else documented(os, test, d["name"], seen)
+        return cls(
+            d["name"], d["pass"], d["expected"], d["observed"], d.get("evidence"),
+            standard, seen, diff,
+        )  # fmt: skip
+
+    @property
+    def failed(self) -> bool:
+        """Did not pass, and no documentation of its OS says why: a failure."""
+        return not self.passed and self.documented is None
+
+    @property
+    def outcome(self) -> str:
+        """ "pass", "differs" (a documented difference) or "fail"."""
+        return "pass" if self.passed else "differs" if self.documented else "fail"
+
+    @property
+    def mark(self) -> str:
+        return {"pass": "PASS", "differs": "DIFFERS", "fail": "FAIL"}[self.outcome]
+
+    @property
+    def outcome_text(self) -> str:
+        """What the verdict says in words: "pass", "FAIL against POSIX", or
+        "differs from POSIX, as FreeRTOS documents"."""
+        if self.documented:
+            return self.documented.text(self.standard)
+        if self.passed:
+            return "pass"
+        return f"FAIL against {self.standard.name}" if self.standard else "FAIL"
 
 
 @dataclass(frozen=True)
@@ -361,15 +402,17 @@ class TestRecord:
     explain: ExplainRecord | None = None  # None: the test has no figure to explain
 
     @classmethod
-    def from_dict(cls, d: Record, where: str = "test record") -> TestRecord:
+    def from_dict(cls, d: Record, where: str = "test record", os: str | None = None) -> TestRecord:
         d = check_record(d, where)
         if d["record"] != "test":
             raise UsageError(f"{where}: expected a test record, got {d['record']!r}")
-        return cls.read(d)
+        return cls.read(d, os)
 
     @classmethod
-    def read(cls, d: Record) -> TestRecord:
-        """A checked test record (from_dict checks it first)."""
+    def read(cls, d: Record, os: str | None = None) -> TestRecord:
+        """A checked test record (from_dict checks it first), run on `os`
+        (host.os of its run's system record: which documented differences
+        apply; None: none)."""
         c = d["conditions"]
         fam = family(d["id"])
         return cls(
@@ -384,7 +427,7 @@ class TestRecord:
             ),
             duration_ms=d["duration_ms"],
             metrics=[Metric.read(m) for m in d["metrics"]],
-            verdicts=[Verdict.read(v) for v in d["verdicts"]],
+            verdicts=[Verdict.read(v, os, d["id"]) for v in d["verdicts"]],
             series=[Series.read(s) for s in d.get("series", [])],
             notes=list(d.get("notes", [])),
             info=dict(d.get("info") or {}),
@@ -404,7 +447,23 @@ class TestRecord:
 
     @property
     def failed(self) -> bool:
-        return self.status == "fail" or any(not v.passed for v in self.verdicts)
+        """A verdict failed (a documented difference is not a failure), or
+        the probe said fail without a verdict that did not pass."""
+        if any(v.failed for v in self.verdicts):
+            return True
+        return self.status == "fail" and all(v.passed for v in self.verdicts)
+
+    @property
+    def differs(self) -> bool:
+        """The probe said fail, and every verdict that did not pass is a
+        documented difference."""
+        return self.status == "fail" and not self.failed
+
+    @property
+    def shown_status(self) -> str:
+        """The status as reports show it: "differs" for a test whose only
+        failures are documented differences, else the probe's."""
+        return "differs" if self.differs else self.status
 
     @property
     def worst(self) -> float:
@@ -806,7 +865,14 @@ class Bundle:
         return System.read(self.system)
 
     def test_views(self) -> list[TestRecord]:
-        return [TestRecord.read(t) for t in self.tests]
+        return [TestRecord.read(t, self.os) for t in self.tests]
+
+    @property
+    def os(self) -> str | None:
+        """host.os of the system record ("Linux", "FreeRTOS"), None when unsaid."""
+        host = self.system.get("host") if isinstance(self.system, dict) else None
+        os = host.get("os") if isinstance(host, dict) else None
+        return os if isinstance(os, str) else None
 
     def end_view(self) -> End | None:
         return None if self.end is None else End.read(self.end)

@@ -108,12 +108,16 @@ def test_thread_and_semaphore_behaviour_verdicts_pass(
 
 
 def test_a_lowered_task_goes_to_the_tail_on_freertos(behaviour: tuple[BoardRun, list[Any]]) -> None:
-    """POSIX puts a thread that lowers its priority at the head of its new
-    level; vTaskPrioritySet puts it at the tail: a real difference, recorded."""
+    """POSIX puts a thread that lowers its priority with pthread_setschedprio
+    at the head of its new level; vTaskPrioritySet puts it at the tail: a
+    real difference, recorded as the verdict against POSIX (the host reads
+    it as documented, test_rtgauge_run_says_what_freertos_documents)."""
     prio = _tests(behaviour[1])["THR-B-PRIO"]
     lowered = [v for v in prio["verdicts"] if v["name"].startswith("lowered_thread_goes_to_head")]
     assert lowered and all(not v["pass"] for v in lowered)
-    assert all(v["evidence"]["observed"] == "tail" for v in lowered)
+    assert all(v["evidence"]["observed"] == "tail" and v["seen"] == "tail" for v in lowered)
+    assert all("pthread_setschedprio()" in v["standard"]["clause"] for v in lowered)
+    assert all(v["standard"]["name"] == "POSIX" for v in prio["verdicts"])
 
 
 def test_inheritance_prevents_inversion_and_the_control_shows_it(
@@ -146,6 +150,7 @@ def test_urgent_messages_go_to_the_front_of_a_queue(behaviour: tuple[BoardRun, l
     assert all(x.startswith("u") for x in order[:n_urgent])
     assert order[:n_urgent] == [f"u{i}" for i in reversed(range(n_urgent))]
     assert verdict["pass"] is False and "out of send order" in verdict["observed"]
+    assert verdict["seen"] == "urgent_lifo" and "mq_send()" in verdict["standard"]["clause"]
     assert [m for m in fil["metrics"] if m["name"].startswith("msg.fill_urgent.mq")]
 
 
@@ -261,6 +266,39 @@ def test_rtgauge_run_stores_and_reports_a_freertos_run(cli: Any, tmp_path: Path)
     bundle = json.loads(next(tmp_path.glob("*/*.json")).read_text())
     assert bundle["target"]["kind"] == "freertos-qemu" and bundle["target"]["emulated"] is True
     assert "SEM-B-LCK" in out and "needs processes" in out
+
+
+def test_rtgauge_run_says_what_freertos_documents(cli: Any, tmp_path: Path) -> None:
+    """THR-B-PRIO's lowered checks and MSG-P-FIL's urgent_first.mq fail
+    against POSIX in the probe's records (its exit code 1), as FreeRTOS
+    documents: rtgauge shows them as such, in the summary and the reports,
+    counts them apart from failures and exits 0."""
+    _firmware()
+    code, out, err = cli(
+        "run", "--target", "freertos-qemu", "--icount", "--quick",
+        "--tests", "THR-B-PRIO,MSG-P-FIL", "--results-dir", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0, err
+    differs = (
+        "lowered_thread_goes_to_head_fifo",
+        "lowered_thread_goes_to_head_rr",
+        "urgent_first.mq",
+    )
+    for name in differs:
+        assert f"DIFFERS {name}:" in out
+    assert out.count("differs from POSIX, as FreeRTOS documents") == 3
+    assert "2 tests: 0 passed, 0 failed, 2 differ as their OS documents" in out
+    assert "behaviour verdicts failed" not in out
+    path = next(tmp_path.glob("*/*.json"))
+    bundle = json.loads(path.read_text())
+    assert bundle["end"]["exit_code"] == 1  # the probe judges against POSIX alone
+    assert [t["status"] for t in bundle["tests"]] == ["fail", "fail"]
+    code, md, err = cli("report", str(path), "--format", "md")
+    assert code == 0, err
+    assert md.count("*differs from POSIX, as FreeRTOS documents*") == 3
+    assert "vTaskPrioritySet()" in md and "xQueueSendToFront()" in md
+    html = path.with_suffix(".html").read_text()
+    assert html.count('class="differs">differs from POSIX, as FreeRTOS documents') == 3
 
 
 def test_rtgauge_run_on_the_128k_board_stores_its_memory(cli: Any, tmp_path: Path) -> None:

@@ -5,12 +5,25 @@ No timing thresholds: counts, names, statuses and evidence only."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
-from probe_run import ProbeRun, assert_every_test_ran, counted, metric, ran, rt, run_probe, verdict
+from probe_run import (
+    ProbeRun,
+    assert_every_test_ran,
+    counted,
+    metric,
+    probe_path,
+    ran,
+    rt,
+    run_probe,
+    verdict,
+)
 
 from rtgauge.analysis.compare import compare
 from rtgauge.analysis.ratings import rate
@@ -187,6 +200,24 @@ PRIO_VERDICTS = [
     "higher_woken_preempts_at_once", "lower_woken_does_not_preempt",
     "lowered_thread_goes_to_head_fifo", "lowered_thread_goes_to_head_rr",
 ]  # fmt: skip
+
+
+def test_the_control_still_fails_through_rtgauge_run(cli: Any, tmp_path: Path) -> None:
+    """FreeRTOS documents the tail for a lowered thread; Linux does not: the
+    same check failing here (fault=invert puts X above the lowered level, so
+    the tail is seen) stays a failure, and rtgauge run exits 1."""
+    code, out, err = cli(
+        "run", "--probe", str(probe_path(hooks=True)), "--quick", "--tests", "THR-B-PRIO",
+        "--opt", "THR-B-PRIO.fault=invert", "--results-dir", str(tmp_path), "--no-report",
+    )  # fmt: skip
+    stored = json.loads(next(tmp_path.glob("*/*.json")).read_text())
+    if not stored["system"]["privileges"]["sched_fifo"]:
+        pytest.skip("needs SCHED_FIFO")
+    assert code == 1, err
+    for name in PRIO_VERDICTS:
+        assert f"FAIL {name}:" in out
+    assert "DIFFERS" not in out and "as Linux documents" not in out
+    assert "behaviour verdicts failed: THR-B-PRIO" in out
 
 
 def test_new_and_prio_each_verdict_fails_inverted() -> None:

@@ -73,7 +73,9 @@ class SourceFacts:
 
 def source_facts(source: str) -> SourceFacts:
     m = re.search(r'\.title\s*=\s*"([^"]*)"', source)
-    return SourceFacts(m.group(1) if m else "?", "rtg_verdict(" in source)
+    return SourceFacts(
+        m.group(1) if m else "?", re.search(r"\brtg_verdict(_seen)?\(", source) is not None
+    )
 
 
 def catalogue_order(ids: list[str], titles: dict[str, str]) -> list[str]:
@@ -214,7 +216,7 @@ def decided_problems(root: Path, text: str, criteria: dict[str, Any]) -> list[st
 
 
 def _verdict_cell(root: Path, tid: str, source: str, cell: str) -> list[str]:
-    has_verdicts = "rtg_verdict(" in source
+    has_verdicts = re.search(r"\brtg_verdict(_seen)?\(", source) is not None
     if cell == NONE:
         return ["its test gives verdicts; the row names no function"] if has_verdicts else []
     if not has_verdicts:
@@ -241,7 +243,7 @@ def _verdict_cell(root: Path, tid: str, source: str, cell: str) -> list[str]:
 def _rating_cell(tid: str, source: str, cell: str, criteria: dict[str, Any]) -> list[str]:
     fam = family(tid)
     crit = criteria["families"].get(fam)
-    has_verdicts = "rtg_verdict(" in source
+    has_verdicts = re.search(r"\brtg_verdict(_seen)?\(", source) is not None
     problems = []
     parts = [p.strip() for p in cell.split(";")]
     rated = [p for p in parts if re.match(r"[A-Z]{3}: ", p)]

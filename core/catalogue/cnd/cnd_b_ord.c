@@ -16,6 +16,12 @@
 #include "common/catalogue.h"
 #include "cnd_verdicts.h"
 
+/* The rule both checks are judged by (paraphrased). */
+static const struct rtg_standard STD_ORDER = {
+    "POSIX", "XSH pthread_cond_signal(), pthread_cond_broadcast(): the scheduling policy "
+             "determines the order in which blocked threads are unblocked (XSH 2.8.4: the highest "
+             "priority first)"};
+
 #define CND_MAX 8
 #define WAIT_BOUND_NS (2000 * NS_PER_MS)
 
@@ -158,7 +164,8 @@ static void order_verdict(struct rtg_ctx *ctx, const char *name, struct ord_run 
     else
         snprintf(obs, sizeof obs, "run %d: position %d woke rank %d", bad, bad_at,
                  bad_at < atomic_load(&runs[bad].n_order) ? runs[bad].order[bad_at] : -1);
-    rtg_verdict(ctx, name, ok, "waiters return highest priority first, each once", obs, &ev);
+    rtg_verdict(ctx, &STD_ORDER, name, ok, "waiters return highest priority first, each once", obs,
+                &ev);
     rtg_json_free(&ev);
 }
 

@@ -20,6 +20,11 @@
 #include "dln_common.h"
 #include "dln_verdicts.h"
 
+/* SCHED_DEADLINE is Linux's own: its documentation states the rule. */
+static const struct rtg_standard STD_ADMIT = {
+    "Linux", "sched(7), SCHED_DEADLINE: an admission test refuses (EBUSY) a set the CPUs "
+             "cannot serve; an admitted thread gets its runtime in every period"};
+
 #define DLN_MAX_TASKS 64
 
 static void asks_json(struct rtg_json *j, const char *key, const struct rtg_dln_ask *a, size_t n)
@@ -148,7 +153,7 @@ static int adm_run(struct rtg_ctx *ctx)
              "fits (<= %d)", rtg_dln_asked_util(judged, no), cpus, cpus);
     snprintf(obs, sizeof obs, "%zu of %zu refused; admitted %.2f%s", refused, no,
              rtg_dln_admitted_util(judged, no), control ? " (control)" : "");
-    rtg_verdict(ctx, "oversubscribed_set_refused", rtg_dln_oversubscribed_refused(judged, no, cpus),
+    rtg_verdict(ctx, &STD_ADMIT, "oversubscribed_set_refused", rtg_dln_oversubscribed_refused(judged, no, cpus),
                 exp, obs, &ev);
     rtg_json_reset(&ev);
 
@@ -178,7 +183,7 @@ static int adm_run(struct rtg_ctx *ctx)
     snprintf(obs, sizeof obs, "%s; fewest periods run %d of %d; %llu missed (%llu while the "
              "hypervisor stole time)", admitted ? "admitted" : "refused", run_min, periods,
              (unsigned long long)periods_all.failed, (unsigned long long)periods_all.in_steal);
-    rtg_verdict(ctx, "set_below_capacity_admitted_and_served", admitted && ran, exp, obs, &ev);
+    rtg_verdict(ctx, &STD_ADMIT, "set_below_capacity_admitted_and_served", admitted && ran, exp, obs, &ev);
     rtg_json_free(&ev);
 
     struct rtg_json *info = rtg_info(ctx);

@@ -16,8 +16,18 @@
 #include "msg_channel.h"
 #include "msg_select.h"
 
+/* The rules the urgent-first check is judged by (paraphrased): a
+ * mechanism without priorities (urgent_verdict=all, a control) by mq's. */
+static const struct rtg_standard STD_URGENT_MQ = {
+    "POSIX", "XSH mq_send(): a message goes before those of lower msg_prio and after those, "
+             "if any, of equal msg_prio"};
+static const struct rtg_standard STD_URGENT_SYSV = {
+    "POSIX", "XSH msgrcv() with msgtyp < 0: the first message of the lowest type is received "
+             "(urgent is the lowest type; msgsnd() appends)"};
+
 struct fil_result {
     size_t rounds_judged, rounds_failed;
+    size_t rounds_lifo; /* failed rounds whose order was urgent-first, last in first out */
     struct rtg_urgent_result first_fail;
     struct rtg_msg_rx first_order[16];
     size_t first_order_n, n_urgent, n_normal;
@@ -135,6 +145,8 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
         }
         if (!u.pass)
             fr->rounds_failed++;
+        if (!u.pass && rtg_msg_urgent_lifo(rx, got, n_urgent, n_normal))
+            fr->rounds_lifo++;
     }
     free(buf);
     free(rx);
@@ -156,6 +168,7 @@ static void fil_verdict(struct rtg_ctx *ctx, enum rtg_msg_mech m, const struct f
     rtg_json_kbool(&ev, "mechanism_has_priorities", has_prio);
     rtg_json_kuint(&ev, "rounds_judged", fr->rounds_judged);
     rtg_json_kuint(&ev, "rounds_failed", fr->rounds_failed);
+    rtg_json_kuint(&ev, "rounds_urgent_lifo", fr->rounds_lifo);
     rtg_json_kuint(&ev, "urgent_per_round", fr->n_urgent);
     rtg_json_kuint(&ev, "normal_per_round", fr->n_normal);
     rtg_json_kuint(&ev, "rounds_not_full_at_capacity", fr->not_full);
@@ -178,10 +191,14 @@ static void fil_verdict(struct rtg_ctx *ctx, enum rtg_msg_mech m, const struct f
     else
         snprintf(obs, sizeof obs, "urgent messages first, FIFO within each class, in all %zu rounds",
                  fr->rounds_judged);
-    rtg_verdict(ctx, name, fr->rounds_judged > 0 && fr->rounds_failed == 0,
-                "after half a queue of normal messages, the urgent ones sent next are received "
-                "first, each class in send order",
-                obs, &ev);
+    /* what was seen, in a word: "urgent_lifo" only when every round was */
+    const char *seen = fr->rounds_failed == 0                ? "urgent_fifo"
+                       : fr->rounds_lifo == fr->rounds_judged ? "urgent_lifo"
+                                                              : "other";
+    rtg_verdict_seen(ctx, m == RTG_MSG_SYSV ? &STD_URGENT_SYSV : &STD_URGENT_MQ, name, fr->rounds_judged > 0 && fr->rounds_failed == 0, seen,
+                     "after half a queue of normal messages, the urgent ones sent next are "
+                     "received first, each class in send order",
+                     obs, &ev);
     rtg_json_free(&ev);
 }
 
@@ -209,14 +226,17 @@ static int run_fil(struct rtg_ctx *ctx)
                 continue;
             if (!fr.judged_any || (one.rounds_failed && !fr.rounds_failed)) {
                 size_t j = fr.rounds_judged, f = fr.rounds_failed, nf = fr.not_full;
+                size_t lifo = fr.rounds_lifo;
                 fr = one;
                 fr.rounds_judged += j;
                 fr.rounds_failed += f;
                 fr.not_full += nf;
+                fr.rounds_lifo += lifo;
             } else {
                 fr.rounds_judged += one.rounds_judged;
                 fr.rounds_failed += one.rounds_failed;
                 fr.not_full += one.not_full;
+                fr.rounds_lifo += one.rounds_lifo;
             }
         }
         /* whether the mechanism offers priorities, from a probe channel */

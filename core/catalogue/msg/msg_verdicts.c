@@ -39,3 +39,17 @@ struct rtg_urgent_result rtg_msg_urgent_first(const struct rtg_msg_rx *rx, size_
     }
     return r;
 }
+
+bool rtg_msg_urgent_lifo(const struct rtg_msg_rx *rx, size_t n, size_t n_urgent,
+                         size_t n_normal)
+{
+    if (n_urgent < 2 || n != n_urgent + n_normal)
+        return false; /* one urgent message has no order of its own */
+    for (size_t i = 0; i < n; i++) {
+        bool urgent = i < n_urgent;
+        uint32_t want = (uint32_t)(urgent ? n_urgent - 1 - i : i - n_urgent);
+        if (rx[i].urgent != urgent || rx[i].seq != want)
+            return false;
+    }
+    return true;
+}

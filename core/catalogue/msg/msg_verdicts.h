@@ -27,4 +27,13 @@ struct rtg_urgent_result {
 struct rtg_urgent_result rtg_msg_urgent_first(const struct rtg_msg_rx *rx, size_t n,
                                               size_t n_urgent, size_t n_normal);
 
+/* The order a queue gives when each urgent message is put at its front
+ * (FreeRTOS's xQueueSendToFront): every urgent message first, in reverse
+ * send order (last in, first out), then the normal ones in send order,
+ * nothing lost or repeated. What a failed urgent-first verdict saw is told
+ * by it, so that only this order, and no other, can be an OS's documented
+ * difference. */
+bool rtg_msg_urgent_lifo(const struct rtg_msg_rx *rx, size_t n, size_t n_urgent,
+                         size_t n_normal);
+
 #endif

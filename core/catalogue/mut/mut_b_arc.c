@@ -19,6 +19,17 @@
 #include "common/catalogue.h"
 #include "mut_verdicts.h"
 
+/* The rules the checks are judged by (paraphrased). */
+static const struct rtg_standard STD_INHERIT = {
+    "POSIX", "XSH pthread_mutexattr_setprotocol(), PTHREAD_PRIO_INHERIT: the owner runs at the "
+             "higher of its priority and that of the highest-priority thread waiting for the mutex"};
+static const struct rtg_standard STD_PROTECT = {
+    "POSIX", "XSH pthread_mutexattr_setprotocol(), PTHREAD_PRIO_PROTECT: the owner runs at the "
+             "higher of its priority and the ceilings of the mutexes it owns"};
+static const struct rtg_standard STD_NONE = {
+    "POSIX", "XSH pthread_mutexattr_setprotocol(), PTHREAD_PRIO_NONE: owning the mutex does "
+             "not change the owner's priority (the control: inversion shows)"};
+
 #define MAX_ROUNDS 50
 
 struct round {
@@ -209,13 +220,14 @@ static int run_protocol(struct rtg_ctx *ctx, enum rtg_mutex_protocol proto, bool
              n_inv, done, n_none, n_free);
     if (as_control) {
         snprintf(name, sizeof name, "%s.control_shows_inversion", short_name(proto));
-        rtg_verdict(ctx, name, shows,
+        rtg_verdict(ctx, &STD_NONE, name, shows,
                     "negative control: M's busy window lies between H's lock request and H's "
                     "acquisition in every round where H waited for the mutex",
                     obs, &ev);
     } else {
         snprintf(name, sizeof name, "%s.prevents_inversion", short_name(proto));
-        rtg_verdict(ctx, name, prevents,
+        rtg_verdict(ctx, proto == RTG_PROTO_PROTECT ? &STD_PROTECT : &STD_INHERIT, name,
+                    prevents,
                     "M runs only after H has acquired, used and released the mutex, in every "
                     "round where H waited for it",
                     obs, &ev);

@@ -12,6 +12,19 @@
 #include "common/catalogue.h"
 #include "sem_verdicts.h"
 
+/* The rules the checks are judged by (paraphrased). */
+static const struct rtg_standard STD_WAKE = {
+    "POSIX", "XSH sem_post(), 2.8.4: the waiter unblocked becomes runnable; the head of the "
+             "highest-priority non-empty thread list runs"};
+static const struct rtg_standard STD_P = {
+    "POSIX", "XSH sem_wait(): a semaphore whose value is positive is locked (decremented) "
+             "without waiting"};
+static const struct rtg_standard STD_P_TIMED = {
+    "POSIX", "XSH sem_timedwait(): a semaphore that cannot be locked without waiting is "
+             "waited for until the timeout expires"};
+static const struct rtg_standard STD_V = {
+    "POSIX", "XSH sem_post(): with no thread blocked, the semaphore value is incremented"};
+
 struct wake_case {
     struct rtg_ctx *ctx;
     rtg_sem_t sem;
@@ -95,7 +108,7 @@ static void wake_verdict(struct rtg_ctx *ctx, struct wake_case *c, bool higher)
     rtg_json_obj_end(&ev);
     char obs[96];
     snprintf(obs, sizeof obs, "event order %s", c->log.ev);
-    rtg_verdict(ctx, higher ? "v_wakes_higher_waiter_at_once" : "v_wakes_lower_waiter_later", ok,
+    rtg_verdict(ctx, &STD_WAKE, higher ? "v_wakes_higher_waiter_at_once" : "v_wakes_lower_waiter_later", ok,
                 higher ? "bpwr: the higher waiter runs inside V, before V returns"
                        : "bprw: V returns first, the lower waiter runs when the poster blocks",
                 obs, &ev);
@@ -200,7 +213,7 @@ static int lck_run(struct rtg_ctx *ctx)
     snprintf(obs, sizeof obs, "count %d: P %s in %llu ns; a blocking P took %llu ns", free_before,
              free_p.acquired ? "acquired" : strerror(free_rc),
              (unsigned long long)free_p.took_ns, (unsigned long long)blocked_ns);
-    rtg_verdict(ctx, "p_on_positive_count_does_not_block",
+    rtg_verdict(ctx, &STD_P, "p_on_positive_count_does_not_block",
                 rtg_sem_p_did_not_block(free_p, blocked_ns),
                 "P acquires in under half the time a blocking P took in the same run", obs, &ev);
 
@@ -214,7 +227,7 @@ static int lck_run(struct rtg_ctx *ctx)
     snprintf(obs, sizeof obs, "count %d: P %s after %llu ns", zero_before,
              timed_out ? "timed out" : rc ? strerror(rc) : "returned",
              (unsigned long long)zero_p.took_ns);
-    rtg_verdict(ctx, "p_on_zero_blocks", rtg_sem_p_zero_blocks(timed_out, zero_p.took_ns, timeout),
+    rtg_verdict(ctx, &STD_P_TIMED, "p_on_zero_blocks", rtg_sem_p_zero_blocks(timed_out, zero_p.took_ns, timeout),
                 "P blocks until its 20 ms timeout", obs, &ev);
 
     /* 3. Two V with no waiter, then three P: two get through at once, the
@@ -249,7 +262,7 @@ static int lck_run(struct rtg_ctx *ctx)
     snprintf(obs, sizeof obs, "after two V: P %s, %s, %s (count read %d -> %d -> %d)",
              after[0].acquired ? "at once" : "blocked", after[1].acquired ? "at once" : "blocked",
              after[2].acquired ? "acquired" : "blocked", counts[0], counts[1], counts[2]);
-    rtg_verdict(ctx, "v_increments", rtg_sem_v_increments(after, blocked_ns),
+    rtg_verdict(ctx, &STD_V, "v_increments", rtg_sem_v_increments(after, blocked_ns),
                 "each V adds one: after two V, two P acquire without blocking, a third blocks",
                 obs, &ev);
     rtg_sem_destroy(&s);

@@ -12,6 +12,11 @@
 #include "common/catalogue.h"
 #include "sem_verdicts.h"
 
+/* The rule the check is judged by (paraphrased). */
+static const struct rtg_standard STD_REL = {
+    "POSIX", "XSH sem_post(): under SCHED_FIFO and SCHED_RR the highest-priority waiting "
+             "thread is unblocked, the longest-waiting of equals"};
+
 #define REL_MAX 64
 /* The waiters only note their priority and wait on the semaphore, and
  * there are up to REL_MAX of them, each stack locked in memory: the leaf
@@ -182,7 +187,7 @@ static int rel_run(struct rtg_ctx *ctx)
     char obs[160];
     snprintf(obs, sizeof obs, "%s (%zu blocked, %zu released, policy %s)",
              rtg_sem_rel_result_name(r), nb, nr, rtg_policy_name(st->policy));
-    rtg_verdict(ctx, "release_highest_priority_first", r == RTG_SEM_REL_OK,
+    rtg_verdict(ctx, &STD_REL, "release_highest_priority_first", r == RTG_SEM_REL_OK,
                 "each V releases the highest-priority waiter", obs, &ev);
     rtg_json_free(&ev);
     struct rtg_json *info = rtg_info(ctx);

@@ -17,6 +17,16 @@
 #include "common/catalogue.h"
 #include "sig_verdicts.h"
 
+/* The rules the checks are judged by (paraphrased). */
+static const struct rtg_standard STD_QUEUED = {
+    "POSIX", "XSH 2.4.2 Realtime Signal Generation and Delivery: signals sent with sigqueue() "
+             "are queued, several of one number in FIFO order"};
+static const struct rtg_standard STD_LOWEST = {
+    "POSIX", "XSH 2.4.2: of pending unblocked signals in SIGRTMIN..SIGRTMAX, the lowest "
+             "number is delivered first"};
+static const struct rtg_standard STD_VALUE = {
+    "POSIX", "XSH sigqueue(), 2.4.2: the value sent is delivered in si_value"};
+
 #define NSIG_ORDER 4 /* signal numbers in the order phase */
 #define WAIT_NS (2ull * 1000000000ull)
 
@@ -247,20 +257,20 @@ static int run(struct rtg_ctx *ctx)
 
     char obs[160];
     snprintf(obs, sizeof obs, "%zu of %zu received", nrx, sent);
-    rtg_verdict(ctx, "signals_queue", o.none_lost, "every queued signal is received once", obs, &ev);
+    rtg_verdict(ctx, &STD_QUEUED, "signals_queue", o.none_lost, "every queued signal is received once", obs, &ev);
     snprintf(obs, sizeof obs, o.lowest_first ? "numbers never decreased"
                                               : "a higher number came before a lower one (at %zu)",
              o.first_violation);
-    rtg_verdict(ctx, "lowest_number_first", o.lowest_first,
+    rtg_verdict(ctx, &STD_LOWEST, "lowest_number_first", o.lowest_first,
                 "pending signals are taken lowest number first", obs, &ev);
     snprintf(obs, sizeof obs, o.fifo_per_number ? "send order kept within each number"
                                                  : "out of send order within a number");
-    rtg_verdict(ctx, "fifo_within_number", o.fifo_per_number,
+    rtg_verdict(ctx, &STD_QUEUED, "fifo_within_number", o.fifo_per_number,
                 "signals of one number are taken in the order they were sent", obs, &ev);
     bool values = o.values_carried && s.bad_value == 0 && s.got > 0;
     snprintf(obs, sizeof obs, "%zu wrong values in the latency phase; order phase values %s",
              s.bad_value, o.values_carried ? "all sent ones" : "not all sent ones");
-    rtg_verdict(ctx, "value_delivered", values, "each signal carries the value it was sent with",
+    rtg_verdict(ctx, &STD_VALUE, "value_delivered", values, "each signal carries the value it was sent with",
                 obs, &ev);
     rtg_json_free(&ev);
 

@@ -20,6 +20,12 @@
 #include "common/steal_watch.h"
 #include "smp_verdicts.h"
 
+/* No standard says it: POSIX leaves scheduling across CPUs to the
+ * implementation (XSH 2.8.4, scheduling allocation domains). */
+static const struct rtg_standard STD_GLOBAL = {
+    "rtgauge", "global fixed-priority scheduling: on C CPUs the C highest-priority runnable "
+               "threads run (POSIX XSH 2.8.4 leaves domains of several CPUs to the implementation)"};
+
 #define SMP_MAX_THREADS 17
 #define SPAN_MAX 64
 
@@ -214,7 +220,7 @@ static int mig_run(struct rtg_ctx *ctx)
              (unsigned long long)(stalls.stretches - stalls.failed), m.rounds,
              (unsigned long long)stalls.in_steal, (unsigned long long)(worst / NS_PER_US),
              worst_round, worst_who);
-    rtg_verdict(ctx, "c_highest_runnable_threads_run", rtg_steal_watch_tolerable(&stalls), exp,
+    rtg_verdict(ctx, &STD_GLOBAL, "c_highest_runnable_threads_run", rtg_steal_watch_tolerable(&stalls), exp,
                 obs, &ev);
     rtg_json_free(&ev);
     struct rtg_json *info = rtg_info(ctx);

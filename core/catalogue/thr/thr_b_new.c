@@ -15,6 +15,17 @@
 #include "thr_behav.h"
 #include "thr_verdicts.h"
 
+/* The rules each check is judged by (paraphrased). */
+static const struct rtg_standard STD_SELECTED = {
+    "POSIX", "XSH 2.8.4 Scheduling Policies: the thread that runs is the head of the highest-"
+             "priority non-empty thread list; a running thread preempted goes to the head of its"};
+static const struct rtg_standard STD_RUNNABLE_TAIL = {
+    "POSIX", "XSH 2.8.4 SCHED_FIFO: a thread that becomes runnable goes to the tail of the "
+             "thread list for its priority"};
+static const struct rtg_standard STD_YIELD = {
+    "POSIX", "XSH 2.8.4 SCHED_FIFO, sched_yield(): the calling thread goes to the tail of the "
+             "thread list for its priority"};
+
 enum new_case { NEW_LOWER, NEW_SAME, NEW_HIGHER };
 
 struct new_run {
@@ -59,8 +70,9 @@ static void *new_creator(void *arg)
     return NULL;
 }
 
-static void new_verdict(struct rtg_ctx *ctx, const char *name, const char *expected,
-                        enum rtg_thr_new_check chk, struct new_run *runs, int n)
+static void new_verdict(struct rtg_ctx *ctx, const struct rtg_standard *std, const char *name,
+                        const char *expected, enum rtg_thr_new_check chk, struct new_run *runs,
+                        int n)
 {
     bool ok = true;
     int bad = -1;
@@ -89,7 +101,7 @@ static void new_verdict(struct rtg_ctx *ctx, const char *name, const char *expec
         snprintf(obs, sizeof obs, "%d of %d runs in order (%s)", n, n, runs[0].log.ev);
     else
         snprintf(obs, sizeof obs, "run %d out of order: %s", bad, runs[bad].log.ev);
-    rtg_verdict(ctx, name, ok, expected, obs, &ev);
+    rtg_verdict(ctx, std, name, ok, expected, obs, &ev);
     rtg_json_free(&ev);
 }
 
@@ -126,16 +138,16 @@ static int new_b_run(struct rtg_ctx *ctx)
         free(runs);
         return 0;
     }
-    new_verdict(ctx, "lower_priority_waits_until_creator_blocks",
+    new_verdict(ctx, &STD_SELECTED, "lower_priority_waits_until_creator_blocks",
                 "crbn: the lower-priority thread runs only once the creator blocks",
                 RTG_THR_NEW_LOWER, &runs[0], reps);
-    new_verdict(ctx, "same_priority_queued_at_tail",
+    new_verdict(ctx, &STD_RUNNABLE_TAIL, "same_priority_queued_at_tail",
                 "cry..: the same-priority thread does not run before the creator yields",
                 RTG_THR_NEW_SAME_TAIL, &runs[reps], reps);
-    new_verdict(ctx, "same_priority_runs_after_yield",
+    new_verdict(ctx, &STD_YIELD, "same_priority_runs_after_yield",
                 "..ynY: when the creator yields, the new thread runs before yield returns",
                 RTG_THR_NEW_SAME_YIELD, &runs[reps], reps);
-    new_verdict(ctx, "higher_priority_runs_before_create_returns",
+    new_verdict(ctx, &STD_SELECTED, "higher_priority_runs_before_create_returns",
                 "cnr: the higher-priority thread runs inside the create call",
                 RTG_THR_NEW_HIGHER, &runs[2 * reps], reps);
     struct rtg_json *info = rtg_info(ctx);

@@ -14,6 +14,19 @@
 #include "thr_behav.h"
 #include "thr_verdicts.h"
 
+/* The rules each check is judged by (paraphrased). A thread lowering its
+ * own priority is judged by the rule of the call it makes: the head with
+ * pthread_setschedprio, the tail with pthread_setschedparam. */
+static const struct rtg_standard STD_WOKEN = {
+    "POSIX", "XSH 2.8.4 Scheduling Policies, sem_post(): the woken thread becomes runnable; "
+             "the head of the highest-priority non-empty thread list runs"};
+static const struct rtg_standard STD_LOWERED_HEAD = {
+    "POSIX", "XSH 2.8.4 SCHED_FIFO, pthread_setschedprio(): a running thread whose priority "
+             "is lowered becomes the head of the thread list for its new priority"};
+static const struct rtg_standard STD_LOWERED_TAIL = {
+    "POSIX", "XSH 2.8.4 SCHED_FIFO, pthread_setschedparam(): a running thread whose priority "
+             "is modified becomes the tail of the thread list for its new priority"};
+
 struct wake_run {
     const struct rtg_ctx *ctx;
     enum rtg_policy pol;
@@ -60,6 +73,7 @@ struct low_run {
     const struct rtg_ctx *ctx;
     enum rtg_policy pol;
     int prio;
+    bool expect_head; /* lowered with the call whose rule is the head */
     struct rtg_evlog log;
     int error;
 };
@@ -84,7 +98,8 @@ static void *low_self(void *arg)
     }
     rtg_spin_ns(200 * NS_PER_US);
     rtg_ev_add(&r->log, 'l');
-    rc = rtg_thread_set_sched(rtg_thread_self(), r->pol, r->prio - 1);
+    rc = r->expect_head ? rtg_thread_set_prio(rtg_thread_self(), r->prio - 1)
+                        : rtg_thread_set_sched(rtg_thread_self(), r->pol, r->prio - 1);
     rtg_ev_add(&r->log, 'L');
     if (rc)
         r->error = rc;
@@ -123,8 +138,8 @@ static void wake_verdict(struct rtg_ctx *ctx, struct wake_run *runs, int n, bool
         snprintf(obs, sizeof obs, "%d of %d runs in order (%s)", n, n, runs[0].log.ev);
     else
         snprintf(obs, sizeof obs, "run %d out of order: %s", bad, runs[bad].log.ev);
-    rtg_verdict(ctx, higher ? "higher_woken_preempts_at_once" : "lower_woken_does_not_preempt",
-                ok,
+    rtg_verdict(ctx, &STD_WOKEN,
+                higher ? "higher_woken_preempts_at_once" : "lower_woken_does_not_preempt", ok,
                 higher ? "pwr: the woken higher-priority thread runs before post returns"
                        : "prbw: the woken lower-priority thread runs only once the poster blocks",
                 obs, &ev);
@@ -167,7 +182,9 @@ static void low_verdict(struct rtg_ctx *ctx, struct low_run *runs, int n, enum r
              "ready queue of its new priority",
              strcmp(expect, "head") == 0 ? "lLbx" : "lxL", rtg_policy_name(pol), expect);
     snprintf(obs, sizeof obs, "lands at the %s (%s)", obs_pos, runs[0].log.ev);
-    rtg_verdict(ctx, name, ok, exp, obs, &ev);
+    const char *seen_word = seen == RTG_THR_POS_UNKNOWN ? "mixed" : rtg_thr_pos_name(seen);
+    rtg_verdict_seen(ctx, promised == RTG_THR_POS_HEAD ? &STD_LOWERED_HEAD : &STD_LOWERED_TAIL,
+                     name, ok, seen_word, exp, obs, &ev);
     rtg_json_free(&ev);
     rtg_json_kstr(positions, rtg_policy_name(pol), obs_pos);
 }
@@ -207,10 +224,11 @@ static int prio_b_run(struct rtg_ctx *ctx)
      * (meaningless under SCHED_OTHER, which has no priority levels). */
     static const enum rtg_policy lpols[2] = {RTG_SCHED_FIFO, RTG_SCHED_RR};
     int nl = pol == RTG_SCHED_OTHER ? 0 : 2;
+    bool head = strcmp(rtg_opt_enum(ctx, "lowered_expect"), "head") == 0;
     for (int p = 0; p < nl && !rc; p++) {
         for (int i = 0; i < reps && !rc && !rtg_stop_requested(); i++) {
             struct low_run *r = &l[p * reps + i];
-            *r = (struct low_run){.ctx = ctx, .pol = lpols[p], .prio = prio};
+            *r = (struct low_run){.ctx = ctx, .pol = lpols[p], .prio = prio, .expect_head = head};
             rtg_ev_reset(&r->log);
             rc = rtg_thr_run_in(ctx, lpols[p], prio, low_self, r);
             if (!rc)
@@ -260,8 +278,9 @@ static const struct rtg_option prio_b_options[] = {
     {"policy", RTG_OPT_ENUM, 0, 0, 0, 0, "fifo,rr,other", 0,
      "policy of the wake-up cases; other = negative control (no priorities)"},
     {"lowered_expect", RTG_OPT_ENUM, 0, 0, 0, 0, "head,tail", 0,
-     "position promised to a thread that lowers its priority: head (Linux, sched(7); "
-     "POSIX pthread_setschedprio) or tail (POSIX pthread_setschedparam)"},
+     "position promised to a thread that lowers its priority, and the call it makes: head "
+     "(POSIX pthread_setschedprio; Linux sched(7) for every call) or tail (POSIX "
+     "pthread_setschedparam)"},
     {"fault", RTG_OPT_ENUM, 0, 0, 0, 0, "none,invert", RTG_OPT_HOOKS,
      "invert: each waiter on the other side of the poster; X one level above the level the "
      "running thread lowers itself to"},

@@ -14,6 +14,12 @@
 #include "thr_behav.h"
 #include "thr_verdicts.h"
 
+/* The rule both checks are judged by (paraphrased; the tolerances are the
+ * catalogue's). */
+static const struct rtg_standard STD_RR = {
+    "POSIX", "XSH 2.8.4 SCHED_RR: a thread that has run for the interval sched_rr_get_interval() "
+             "returns goes to the tail of the thread list for its priority"};
+
 #define RR_SEGS 4096 /* segments kept per thread (fewer on a board's small heap) */
 
 struct rr_state;
@@ -236,14 +242,14 @@ static int rr_b_run(struct rtg_ctx *ctx)
     snprintf(exp, sizeof exp, "each of %d threads runs within %.0f%% of the mean share", n, tol);
     snprintf(obs, sizeof obs, "worst deviation %.1f%% of the mean share (%zu slices)",
              sum.worst_share_dev_pct, ns);
-    rtg_verdict(ctx, "share_per_thread_within_tolerance", rtg_thr_rr_fair(&sum, tol), exp, obs,
+    rtg_verdict(ctx, &STD_RR, "share_per_thread_within_tolerance", rtg_thr_rr_fair(&sum, tol), exp, obs,
                 &ev);
     snprintf(exp, sizeof exp, "median full slice within %.0f%% of sched_rr_get_interval (%llu ns)",
              stol, (unsigned long long)declared);
     snprintf(obs, sizeof obs, "median full slice %llu ns over %zu slices (min %llu, max %llu)",
              (unsigned long long)sum.median_slice_ns, sum.n_full,
              (unsigned long long)sum.min_slice_ns, (unsigned long long)sum.max_slice_ns);
-    rtg_verdict(ctx, "slice_matches_rr_interval", rtg_thr_rr_slice_ok(&sum, declared, stol), exp,
+    rtg_verdict(ctx, &STD_RR, "slice_matches_rr_interval", rtg_thr_rr_slice_ok(&sum, declared, stol), exp,
                 obs, &ev);
     rtg_json_free(&ev);
 

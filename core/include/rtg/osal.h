@@ -45,6 +45,10 @@ int rtg_thread_create(rtg_thread_t *t, const struct rtg_thread_attr *attr, rtg_t
 int rtg_thread_join(rtg_thread_t t, void **result);
 rtg_thread_t rtg_thread_self(void);
 int rtg_thread_set_sched(rtg_thread_t t, enum rtg_policy policy, int prio);
+/* Changes only the priority, the policy kept: POSIX's pthread_setschedprio,
+ * whose rule for the thread's place in its new priority's list is not
+ * pthread_setschedparam's (a lowered thread goes to the head, not the tail). */
+int rtg_thread_set_prio(rtg_thread_t t, int prio);
 int rtg_thread_get_sched(rtg_thread_t t, enum rtg_policy *policy, int *prio);
 void rtg_thread_yield(void);
 int rtg_pin_self(int cpu);

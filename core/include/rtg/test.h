@@ -104,9 +104,26 @@ void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m);
  * start to its return (fork, malloc, a send): explained by what ran on its
  * CPU meanwhile. The test's descriptor sets `recorded`. */
 void rtg_metric_explain_call(struct rtg_ctx *ctx, struct rtg_metric *m);
-/* A verdict; evidence is a JSON value written by an rtg_json, or NULL. */
-void rtg_verdict(struct rtg_ctx *ctx, const char *name, bool pass, const char *expected,
-                 const char *observed, const struct rtg_json *evidence);
+/* The rule a verdict checks and where it is written: name is "POSIX", an
+ * OS whose own documentation states it ("Linux"), or "rtgauge" where no
+ * standard says (the catalogue's own criterion); clause is where, and what
+ * it says. The host shows it beside the verdict, and a failed verdict whose
+ * OS documents the behaviour seen is told apart from a failure there. */
+struct rtg_standard {
+    const char *name;
+    const char *clause;
+};
+
+/* A verdict against std; evidence is a JSON value written by an rtg_json,
+ * or NULL. */
+void rtg_verdict(struct rtg_ctx *ctx, const struct rtg_standard *std, const char *name, bool pass,
+                 const char *expected, const char *observed, const struct rtg_json *evidence);
+/* The same, naming in one word what was seen ("head", "tail"): the host
+ * matches it against an OS's documented behaviour, so a failure differing
+ * from the standard in another way stays a failure. */
+void rtg_verdict_seen(struct rtg_ctx *ctx, const struct rtg_standard *std, const char *name,
+                      bool pass, const char *seen, const char *expected, const char *observed,
+                      const struct rtg_json *evidence);
 /* Free-form facts about the run (an open JSON object: add keys). */
 struct rtg_json *rtg_info(struct rtg_ctx *ctx);
 /* Array of series objects (latency over time); add whole objects. */

@@ -73,6 +73,13 @@ int rtg_thread_set_sched(rtg_thread_t t, enum rtg_policy policy, int prio)
     return policy == RTG_SCHED_OTHER ? 0 : ENOTSUP;
 }
 
+int rtg_thread_set_prio(rtg_thread_t t, int prio)
+{
+    (void)t;
+    (void)prio;
+    return ENOTSUP;
+}
+
 int rtg_thread_get_sched(rtg_thread_t t, enum rtg_policy *policy, int *prio)
 {
     (void)t;

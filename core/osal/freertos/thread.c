@@ -209,6 +209,12 @@ int rtg_thread_set_sched(rtg_thread_t t, enum rtg_policy policy, int prio)
     return 0;
 }
 
+int rtg_thread_set_prio(rtg_thread_t t, int prio)
+{
+    /* FreeRTOS has one call for both: vTaskPrioritySet. */
+    return t ? rtg_thread_set_sched(t, t->policy, prio) : ESRCH;
+}
+
 int rtg_thread_get_sched(rtg_thread_t t, enum rtg_policy *policy, int *prio)
 {
     if (!t)

@@ -112,6 +112,11 @@ int rtg_thread_set_sched(rtg_thread_t t, enum rtg_policy policy, int prio)
     return pthread_setschedparam(t, to_posix_policy(policy), &sp);
 }
 
+int rtg_thread_set_prio(rtg_thread_t t, int prio)
+{
+    return pthread_setschedprio(t, prio);
+}
+
 int rtg_thread_get_sched(rtg_thread_t t, enum rtg_policy *policy, int *prio)
 {
     struct sched_param sp;

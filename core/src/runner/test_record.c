@@ -83,13 +83,30 @@ void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m)
     }
 }
 
-void rtg_verdict(struct rtg_ctx *ctx, const char *name, bool pass, const char *expected,
-                 const char *observed, const struct rtg_json *evidence)
+void rtg_verdict(struct rtg_ctx *ctx, const struct rtg_standard *std, const char *name, bool pass,
+                 const char *expected, const char *observed, const struct rtg_json *evidence)
+{
+    rtg_verdict_seen(ctx, std, name, pass, NULL, expected, observed, evidence);
+}
+
+void rtg_verdict_seen(struct rtg_ctx *ctx, const struct rtg_standard *std, const char *name,
+                      bool pass, const char *seen, const char *expected, const char *observed,
+                      const struct rtg_json *evidence)
 {
     struct rtg_json *j = &ctx->verdicts;
     rtg_json_obj_begin(j);
     rtg_json_kstr(j, "name", name);
     rtg_json_kbool(j, "pass", pass);
+    rtg_json_key(j, "standard");
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "name", std->name);
+    rtg_json_kstr(j, "clause", std->clause);
+    rtg_json_obj_end(j);
+    rtg_json_key(j, "seen");
+    if (seen)
+        rtg_json_str(j, seen);
+    else
+        rtg_json_null(j);
     rtg_json_kstr(j, "expected", expected);
     rtg_json_kstr(j, "observed", observed);
     rtg_json_key(j, "evidence");

@@ -22,7 +22,7 @@ from rtgauge.analysis.explain_audit import Bearing, bearing
 from rtgauge.analysis.run_length import Proof, proofs
 from rtgauge.audit import DEFAULT_BUDGET_NS, Audit, judge
 from rtgauge.conditions import figures_partial
-from rtgauge.model import Bundle, ExplainRecord, Metric, TestRecord
+from rtgauge.model import Bundle, ExplainRecord, Metric, TestRecord, Verdict
 from rtgauge.run import Run
 
 SCHEMA = "rtgauge-analysis/1"
@@ -379,9 +379,22 @@ def _test_json(t: TestRecord, e: ExplainedTest | None) -> dict[str, Any]:
         "reason": t.reason,
         "partial": figures_partial(t),
         "metrics": [_metric_json(m) for m in t.metrics],
-        "verdicts": [
-            {"name": v.name, "passed": v.passed, "expected": v.expected, "observed": v.observed}
-            for v in t.verdicts
-        ],
+        "verdicts": [_verdict_json(v) for v in t.verdicts],
         "explain": explained_json(e) if e else None,
+    }
+
+
+def _verdict_json(v: Verdict) -> dict[str, Any]:
+    d = v.documented
+    return {
+        "name": v.name,
+        "passed": v.passed,
+        "outcome": v.outcome,
+        "expected": v.expected,
+        "observed": v.observed,
+        "standard": asdict(v.standard) if v.standard else None,
+        "seen": v.seen,
+        "documented": None
+        if d is None
+        else {"text": d.text(v.standard), "says": d.says, "reference": d.reference},
     }

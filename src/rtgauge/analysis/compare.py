@@ -19,7 +19,7 @@ from rtgauge.analysis.likeness import kind, run_name
 from rtgauge.analysis.stats import NO_BLOCKS, RankTest, rank_test, smallest_p
 from rtgauge.analysis.tail_data import full_maxima
 from rtgauge.fmt import us
-from rtgauge.model import Metric
+from rtgauge.model import Metric, Verdict
 from rtgauge.run import Run
 
 ALPHA = 0.01  # a difference is claimed only below this p-value
@@ -206,7 +206,8 @@ def _value(v: float | None) -> float:
     return v
 
 
-def verdict_table(comp: Comparison) -> list[tuple[str, str, list[bool | None]]]:
+def verdict_table(comp: Comparison) -> list[tuple[str, str, list[Verdict | None]]]:
+    """Each verdict of any run, with each run's (None: not in that run)."""
     names: list[tuple[str, str]] = []
     for r in comp.runs:
         for t in r.tests:
@@ -215,13 +216,13 @@ def verdict_table(comp: Comparison) -> list[tuple[str, str, list[bool | None]]]:
                     names.append((t.id, v.name))
     out = []
     for test, name in names:
-        cells: list[bool | None] = []
+        cells: list[Verdict | None] = []
         for r in comp.runs:
             found = next(
                 (v for t in r.tests if t.id == test for v in t.verdicts if v.name == name),
                 None,
             )
-            cells.append(None if found is None else found.passed)
+            cells.append(found)
         out.append((test, name, cells))
     return out
 
@@ -236,11 +237,19 @@ def points(comp: Comparison) -> list[tuple[list[str], list[str]]]:
         cond = run.conditions
         bad += [r for r in cond.reasons if not r.startswith("hypervisor")]
         verdicts = [v for t in run.tests for v in t.verdicts]
-        failed = [v.name for v in verdicts if not v.passed]
-        if verdicts and not failed:
+        failed = [v.name for v in verdicts if v.failed]
+        differ = [v for v in verdicts if v.documented]
+        if verdicts and not failed and not differ:
             good.append(f"all {len(verdicts)} behaviour verdicts pass")
         if failed:
             bad.append(f"{len(failed)} behaviour verdict(s) fail: {', '.join(failed[:4])}")
+        if differ:
+            names = ", ".join(v.name for v in differ[:4])
+            os = run.system.host.os
+            bad.append(
+                f"{len(differ)} behaviour verdict(s) differ from their standard, as {os} "
+                f"documents (not failures): {names}"
+            )
         errors = [t.id for t in run.tests if t.status == "error"]
         if errors:
             bad.append(f"tests in error: {', '.join(errors)}")

@@ -76,10 +76,15 @@ def _rate_by_verdicts(run: Run, fam: str, c: dict[str, Any]) -> Rating | None:
     if not verdicts:
         has_tests = any(t.family == fam for t in run.tests)
         return Rating(fam, None, None, "not rated: no verdict") if has_tests else None
-    failed = sum(1 for v in verdicts if not v.passed)
+    failed = sum(1 for v in verdicts if v.failed)
+    differ = sum(1 for v in verdicts if v.documented)
     what = c.get("what", fam)
     if failed:
         return Rating(fam, 1, None, f"{what}: {failed} of {len(verdicts)} verdicts fail")
+    if differ:  # not a failure: the OS says it behaves so
+        return Rating(
+            fam, 5, None, f"{what}: every verdict holds or differs as the OS documents ({differ})"
+        )
     return Rating(fam, 5, None, f"{what}: every verdict holds")
 
 
@@ -96,7 +101,7 @@ def _selects(c: dict[str, Any]) -> Callable[[TestRecord, Metric], bool]:
 def rate(run: Run, criteria: dict[str, Any]) -> list[Rating]:
     cond = run.conditions
     limit = cond.timing_limit  # None: timing may be rated
-    failed_fams = {t.family for t in run.tests for v in t.verdicts if not v.passed}
+    failed_fams = {t.family for t in run.tests for v in t.verdicts if v.failed}
     out = []
     for fam, c in criteria["families"].items():
         if c.get("by") == "verdicts":

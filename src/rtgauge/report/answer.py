@@ -55,15 +55,21 @@ def _why(a: AnalysedRun, test_id: str, culprit: str | None) -> str:
 
 
 def verdicts_line(a: AnalysedRun) -> str:
-    """How many behaviour verdicts ran and which failed."""
+    """How many behaviour verdicts ran, which failed, and how many differ
+    from their standard as the OS documents (counted apart: not failures)."""
     verdicts = [(t.id, v) for t in a.run.tests for v in t.verdicts]
-    failed = [f"{tid} {v.name}" for tid, v in verdicts if not v.passed]
+    failed = [f"{tid} {v.name}" for tid, v in verdicts if v.failed]
+    differ = sum(1 for _, v in verdicts if v.documented)
     if not verdicts:
         return "no behaviour verdict"
+    also = f"; {differ} differ from their standard as the OS documents" if differ else ""
     if not failed:
-        return f"all {len(verdicts)} behaviour verdicts passed"
+        passed = len(verdicts) - differ
+        if not differ:
+            return f"all {len(verdicts)} behaviour verdicts passed"
+        return f"{passed} of {len(verdicts)} behaviour verdicts passed, none failed{also}"
     shown = ", ".join(failed[:4]) + (f" and {len(failed) - 4} more" if len(failed) > 4 else "")
-    return f"{len(failed)} of {len(verdicts)} behaviour verdicts failed: {shown}"
+    return f"{len(failed)} of {len(verdicts)} behaviour verdicts failed: {shown}{also}"
 
 
 def answers_table(analysed: list[AnalysedRun], labels: list[str]) -> Table:

@@ -86,9 +86,7 @@ def verdict_blocks(comp: Comparison) -> list[Block]:
             row.append(
                 Cell("—", "muted")
                 if c is None
-                else Cell("PASS", "pass")
-                if c
-                else Cell("FAIL", "fail")
+                else Cell(c.outcome_text if c.documented else c.mark, c.outcome)
             )
         rows.append(row)
     if not rows:

@@ -32,7 +32,7 @@ class Para:
 @dataclass
 class Cell:
     text: str
-    kind: str = ""  # "", "better", "worse", "pass", "fail", "muted"
+    kind: str = ""  # "", "better", "worse", "pass", "fail", "differs", "muted"
     href: str = ""  # where it leads in the same document ("#why-TMR-P-LAT"); HTML only
 
 

@@ -24,6 +24,7 @@ class Progress:
         self.out = out
         self.tty = out.isatty()
         self.planned: list[str] = []
+        self.os: str | None = None  # which documented differences apply
         self.done_count = 0
         self.t0 = time.monotonic()
 
@@ -33,10 +34,11 @@ class Progress:
         if kind == "system":
             s = System.read(record)
             self.planned = s.run.tests
+            self.os = s.host.os
             first = f" — running {term(self.planned[0])}" if self.planned and self.tty else ""
             self._line(f"{term(s.host.hostname)}: {len(self.planned)} tests{first}")
         elif kind == "test":
-            t = TestRecord.read(record)
+            t = TestRecord.read(record, self.os)
             self.done_count += 1
             total = len(self.planned) or self.done_count
             nxt = self.planned[self.done_count] if self.done_count < len(self.planned) else ""
@@ -44,7 +46,7 @@ class Progress:
             reason = f" ({term(t.reason)})" if failing and t.reason else ""
             bar = _bar(self.done_count, total) + " " if self.tty else ""
             self._line(
-                f"{bar}[{self.done_count}/{total}] {term(t.id)} {t.status}{reason}"
+                f"{bar}[{self.done_count}/{total}] {term(t.id)} {t.shown_status}{reason}"
                 + (f" — running {term(nxt)}" if nxt and self.tty else "")
             )
 

@@ -9,7 +9,7 @@ from typing import Any
 from rtgauge.analysis.analysed_run import AnalysedRun, Judging
 from rtgauge.conditions import figures_partial
 from rtgauge.fmt import COLUMNS, us, us2
-from rtgauge.model import Bundle, ImportInfo, Metric, System, TestRecord
+from rtgauge.model import Bundle, ImportInfo, Metric, System, TestRecord, Verdict
 from rtgauge.report import plots
 from rtgauge.report.answer import answer, unit
 from rtgauge.report.audit_report import audit_blocks
@@ -250,7 +250,7 @@ PARTIAL_NOTE = (
 
 def test_blocks(t: TestRecord, in_unit: str = "µs") -> list[Block]:
     out: list[Block] = [Heading(3, f"{t.id} — {t.title}", anchor=t.id)]
-    status = t.status + (f": {t.reason}" if t.reason else "")
+    status = t.shown_status + (f": {t.reason}" if t.reason else "")
     opts = ", ".join(f"{k}={v}" for k, v in t.options.items())
     cond = t.conditions
     out.append(
@@ -285,6 +285,15 @@ def test_blocks(t: TestRecord, in_unit: str = "µs") -> list[Block]:
     return out
 
 
+def _standard_cell(v: Verdict) -> Cell:
+    """The rule checked, and where a verdict differs as its OS documents,
+    that documentation."""
+    said = f"{v.standard.name}: {v.standard.clause}" if v.standard else "not named by the record"
+    if v.documented:
+        said += f" — {v.outcome_text}: {v.documented.says}; {v.documented.reference}"
+    return Cell(said)
+
+
 def verdict_blocks(run: Run) -> list[Block]:
     rows = []
     evid: list[Block] = []
@@ -294,9 +303,10 @@ def verdict_blocks(run: Run) -> list[Block]:
                 [
                     Cell(t.id),
                     Cell(v.name),
-                    Cell("PASS" if v.passed else "FAIL", "pass" if v.passed else "fail"),
+                    Cell(v.outcome_text if v.documented else v.mark, v.outcome),
                     Cell(v.expected),
                     Cell(v.observed),
+                    _standard_cell(v),
                 ]
             )
             if v.evidence is not None:
@@ -308,7 +318,7 @@ def verdict_blocks(run: Run) -> list[Block]:
                 )
     if not rows:
         return [Para("No behaviour test in this run.", "note")]
-    return [Table(["test", "verdict", "", "expected", "observed"], rows)] + evid
+    return [Table(["test", "verdict", "", "expected", "observed", "standard"], rows)] + evid
 
 
 def interference_blocks(a: AnalysedRun) -> list[Block]:
@@ -316,7 +326,7 @@ def interference_blocks(a: AnalysedRun) -> list[Block]:
     held the CPU in its worst kept sample, from the same recorder."""
     out: list[Block] = []
     for t in a.run.tests:
-        failed = [v.name for v in t.verdicts if not v.passed]
+        failed = [v.name for v in t.verdicts if v.failed]
         e = a.test_explained(t)
         if not failed or e is None or not e.windows:
             continue
@@ -357,12 +367,13 @@ def summary_table(run: Run, in_unit: str = "µs", explained: frozenset[str] = fr
     rows = []
     for t in order_tests(run.tests):
         worst = max(t.metrics, key=lambda m: m.worst, default=None)
-        kind = {"pass": "pass", "ok": "", "fail": "fail", "error": "fail"}.get(t.status, "muted")
+        status = t.shown_status
+        kind = {"pass": "pass", "ok": "", "fail": "fail", "error": "fail", "differs": "differs"}
         rows.append(
             [
                 Cell(t.id),
                 Cell(t.title),
-                Cell(t.status, kind),
+                Cell(status, kind.get(status, "muted")),
                 Cell(
                     (us2(worst.max) + (" (partial)" if figures_partial(t) else ""))
                     if worst

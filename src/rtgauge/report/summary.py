@@ -35,7 +35,7 @@ def order_tests(tests: list[TestRecord]) -> list[TestRecord]:
 
 def _test_lines(t: TestRecord, per_test: int) -> list[str]:
     lines = []
-    status = term(t.status)
+    status = term(t.shown_status)
     metrics = sorted(t.metrics, key=lambda m: -m.worst)
     for i, m in enumerate(metrics[:per_test]):
         head = f"{t.id:<11} {status:<11}" if i == 0 else " " * 23
@@ -48,9 +48,10 @@ def _test_lines(t: TestRecord, per_test: int) -> list[str]:
         lines.append(f"{'':23} … {more} more figure{'s' if more > 1 else ''} in the report")
     if not metrics:
         lines.append(f"{t.id:<11} {status:<11} {term(t.title)}")
-    for v in sorted(t.verdicts, key=lambda v: v.passed):
-        mark = "PASS" if v.passed else "FAIL"
-        lines.append(f"{'':23} {mark} {term(v.name)}: {clip(term(v.observed), OBSERVED)}")
+    for v in sorted(t.verdicts, key=lambda v: ("fail", "differs", "pass").index(v.outcome)):
+        lines.append(f"{'':23} {v.mark} {term(v.name)}: {clip(term(v.observed), OBSERVED)}")
+        if v.documented:
+            lines.append(f"{'':28} {term(v.outcome_text)}: {term(v.documented.reference)}")
     if t.reason:
         lines.append(f"{'':23} reason: {term(t.reason)}")
     return lines
@@ -85,9 +86,14 @@ def count_line(bundle: Bundle) -> str:
     else:
         elapsed = f" ({e.elapsed_ms / 1000:.1f} s)"
     not_run = max(planned - e.tests, 0)
+    differ = sum(t.differs for t in tests)  # the probe counted them failed
     parts = [
         f"{e.passed} passed",
-        f"{e.failed} failed",
+        f"{max(e.failed - differ, 0)} failed",
+    ]
+    if differ:
+        parts.append(f"{differ} differ as their OS documents")
+    parts += [
         f"{e.errors} errors",
         f"{e.skipped} skipped",
     ]
@@ -99,8 +105,29 @@ def count_line(bundle: Bundle) -> str:
 
 
 def failed_verdicts(bundle: Bundle) -> list[str]:
-    """TEST-ID verdict-name of every behaviour verdict that failed."""
-    return [f"{t.id} {v.name}" for t in bundle.test_views() for v in t.verdicts if not v.passed]
+    """TEST-ID verdict-name of every behaviour verdict that failed (a
+    documented difference is not a failure)."""
+    return [f"{t.id} {v.name}" for t in bundle.test_views() for v in t.verdicts if v.failed]
+
+
+def differing_verdicts(bundle: Bundle) -> list[str]:
+    """TEST-ID verdict-name of every documented difference."""
+    return [f"{t.id} {v.name}" for t in bundle.test_views() for v in t.verdicts if v.documented]
+
+
+def difference_line(bundle: Bundle) -> str | None:
+    """The line that counts the documented differences apart from the
+    failures: they do not change the exit code."""
+    differ = differing_verdicts(bundle)
+    if not differ:
+        return None
+    shown = ", ".join(term(f) for f in differ[:6])
+    more = f" and {len(differ) - 6} more" if len(differ) > 6 else ""
+    os = term(bundle.os or "the OS")
+    return (
+        f"documented differences: {shown}{more} differ from the standard they check, as "
+        f"{os} documents (not failures: the exit code does not count them)"
+    )
 
 
 def verdict_line(bundle: Bundle) -> str | None:
@@ -149,7 +176,7 @@ def summary_text(a: AnalysedRun) -> str:
     for t in order_tests(a.run.tests):
         lines += _test_lines(t, FIGURES_PER_TEST)
     lines.append("\n" + count_line(bundle))
-    verdicts = verdict_line(bundle)
-    if verdicts:
-        lines.append(verdicts)
+    for line in (difference_line(bundle), verdict_line(bundle)):
+        if line:
+            lines.append(line)
     return "\n".join(lines)

@@ -73,7 +73,9 @@ def one_run(request: Request) -> JSONResponse:
             "id": t.id,
             "title": t.title,
             "status": t.status,
-            "verdicts": [{"name": v.name, "pass": v.passed} for v in t.verdicts],
+            "verdicts": [
+                {"name": v.name, "pass": v.passed, "outcome": v.outcome} for v in t.verdicts
+            ],
         }
         for t in run.tests
     ]

@@ -37,6 +37,7 @@ background:#f6f8fa}
 .tw{overflow-x:auto;max-width:100%}td{overflow-wrap:anywhere}
 .better{background:#dafbe1;font-weight:600}.worse{color:#57606a}
 .pass{background:#dafbe1;font-weight:600}.fail{background:#ffebe9;font-weight:600;color:#a40e26}
+.differs{background:#ddf4ff;font-weight:600;color:#0550ae}
 .muted{color:#8c959f}.files{font-size:13px;margin-top:0}
 svg.chart{width:100%;max-width:660px;display:block;margin:6px 0}
 svg .tk{font-size:10px;fill:#57606a}svg .ax{font-size:11px;fill:#24292f}svg .lg{font-size:11px}

@@ -42,7 +42,7 @@ def _block(b: Block, out: list[str]) -> None:
         out.append("| " + " | ".join(_cell(h) for h in b.headers) + " |")
         out.append("|" + "---|" * len(b.headers))
         for row in b.rows:
-            marks = {"better": "**", "pass": "**", "fail": "**"}
+            marks = {"better": "**", "pass": "**", "fail": "**", "differs": "*"}
             out.append(
                 "| "
                 + " | ".join(

@@ -30,6 +30,8 @@ void rtg_msg_info_channel(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size,
     rtg_json_kuint(j, "size_limit", c->size_limit);
     rtg_json_kstr(j, "limit", c->limit_name ? c->limit_name : "");
     rtg_json_kbool(j, "size_raised_above_limit", c->size_raised);
+    if (c->port_adds) /* inside each send's and receive's figure */
+        rtg_json_kstr(j, "osal_adds", c->port_adds);
     rtg_json_obj_end(j);
     if (rc == EMSGSIZE)
         rtg_note(ctx, "%s cannot carry %zu-byte messages here (limit %zu bytes, %s): no figures "

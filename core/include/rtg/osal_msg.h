@@ -28,6 +28,7 @@ struct rtg_msg_caps {
     size_t size_limit;   /* the system's message size limit (0: none) */
     const char *limit_name; /* where that limit comes from */
     bool size_raised;    /* the limit was above the default and used */
+    const char *port_adds; /* work the OSAL adds to each send and receive, or NULL */
 };
 
 struct rtg_msg_chan;

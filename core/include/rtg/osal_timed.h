@@ -20,5 +20,11 @@ int rtg_msg_recv_until(struct rtg_msg_chan *c, void *buf, size_t cap, size_t *le
  * CLOCK_MONOTONIC ("CLOCK_REALTIME"), or NULL. A deadline converted to
  * another clock moves with that clock's steps. */
 const char *rtg_timed_clock(const char *primitive);
+/* The work the port adds to a timed wait on primitive ("sem", "mutex",
+ * "queue", "cond") that has to block, inside the caller's time: e.g. a
+ * clock read to turn the deadline into what the kernel takes. NULL when
+ * the kernel takes the deadline as it is. A test whose figure holds such a
+ * wait says it in its info ("osal_adds"). */
+const char *rtg_timed_port_adds(const char *primitive);
 
 #endif

@@ -13,6 +13,13 @@ int rtg_mutex_lock_until(rtg_mutex_t *m, uint64_t deadline_ns)
     return rtg_c11_errno(mtx_timedlock(&m->mutex, &until));
 }
 
+/* C11's timed calls take TIME_UTC: every deadline is converted. */
+const char *rtg_timed_port_adds(const char *primitive)
+{
+    (void)primitive;
+    return "clock reads: the deadline converted to TIME_UTC (C11's timed calls take no other clock)";
+}
+
 const char *rtg_timed_clock(const char *primitive)
 {
     (void)primitive;

@@ -1,6 +1,6 @@
 /* Condition variables on FreeRTOS, which has none: a counting semaphore
- * and a waiter count, over an rtg_mutex_t. A timed wait ends on the 1 ms
- * tick, rounded up (rtg_fr_ticks_until). */
+ * and a waiter count, over an rtg_mutex_t. A timed wait ends on the first
+ * 1 ms tick at or after its deadline (rtg_fr_ticks_until), never before. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -38,8 +38,13 @@ int rtg_cond_wait_until(struct rtg_cond *c, rtg_mutex_t *m, uint64_t deadline_ns
     c->waiters++;
     taskEXIT_CRITICAL();
     rtg_mutex_unlock(m);
-    bool woken = xSemaphoreTake(c->wake, deadline_ns == UINT64_MAX ? portMAX_DELAY
-                                                                    : rtg_fr_ticks_until(deadline_ns)) == pdTRUE;
+    /* A count of ticks can end a wait before its deadline (the first tick
+     * comes less than one after the call): wait again until it passed. */
+    bool bounded = deadline_ns != UINT64_MAX;
+    TickType_t ticks = bounded ? rtg_fr_ticks_until(deadline_ns) : portMAX_DELAY;
+    bool woken = xSemaphoreTake(c->wake, ticks) == pdTRUE;
+    while (!woken && bounded && (ticks = rtg_fr_ticks_until(deadline_ns)) != 0)
+        woken = xSemaphoreTake(c->wake, ticks) == pdTRUE;
     taskENTER_CRITICAL();
     if (!woken && c->waiters > 0)
         c->waiters--; /* nobody signalled us: we are no longer waiting */

@@ -35,14 +35,23 @@ int rtg_sem_trywait(rtg_sem_t *s)
     return xSemaphoreTake((SemaphoreHandle_t)s->handle, 0) == pdTRUE ? 0 : EAGAIN;
 }
 
+/* A unit already there is taken without reading a clock (the count is a
+ * hint read, no kernel call); only a wait that blocks works out its ticks
+ * (rtg_fr_ticks_until: one clock read and a division: rtg_timed_port_adds
+ * says so), and UINT64_MAX waits without a bound. */
 int rtg_sem_wait_until(rtg_sem_t *s, uint64_t deadline_ns)
 {
+    SemaphoreHandle_t h = (SemaphoreHandle_t)s->handle;
+    if (uxSemaphoreGetCountFromISR(h) > 0 && xSemaphoreTake(h, 0) == pdTRUE)
+        return 0;
+    if (deadline_ns == UINT64_MAX)
+        return rtg_sem_wait(s);
     for (;;) {
         TickType_t ticks = rtg_fr_ticks_until(deadline_ns);
-        if (xSemaphoreTake((SemaphoreHandle_t)s->handle, ticks) == pdTRUE)
-            return 0;
-        if (rtg_mono_ns() >= deadline_ns)
+        if (ticks == 0)
             return ETIMEDOUT;
+        if (xSemaphoreTake(h, ticks) == pdTRUE)
+            return 0;
     }
 }
 

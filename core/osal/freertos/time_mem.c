@@ -13,12 +13,35 @@
 
 uint64_t rtg_mono_ns(void) { return board_clock_ns(); }
 
+/* The time now for a wait's tick count, without rtg_mono_ns's 64-bit
+ * divisions (costly on a Cortex-M3, and a timed wait that blocks pays it
+ * inside the caller's figure): ns = counts * (1e9 / hz) by multiplying,
+ * the fraction of 1e9 / hz rounded down to 32 bits, so it is never later
+ * than rtg_mono_ns (a wait it works out never ends early) and earlier by
+ * less than 1 ns per 2^32 counts. */
+static uint64_t now_for_ticks(void)
+{
+    static uint32_t hz, whole, frac;
+    uint32_t h = board_clock_hz();
+    if (h != hz) {
+        whole = (uint32_t)(1000000000u / h);
+        frac = (uint32_t)(((uint64_t)(1000000000u % h) << 32) / h);
+        hz = h;
+    }
+    uint64_t t = board_clock_ticks();
+    uint32_t hi = (uint32_t)(t >> 32), lo = (uint32_t)t;
+    return t * whole + (uint64_t)hi * frac + (((uint64_t)lo * frac) >> 32);
+}
+
 TickType_t rtg_fr_ticks_until(uint64_t deadline_ns)
 {
-    uint64_t now = rtg_mono_ns();
+    uint64_t now = now_for_ticks();
     if (now >= deadline_ns)
         return 0;
-    uint64_t t = (deadline_ns - now + NS_PER_TICK - 1) / NS_PER_TICK;
+    uint64_t left = deadline_ns - now;
+    if (left <= UINT32_MAX - NS_PER_TICK) /* one 32-bit division: the core has it */
+        return (TickType_t)(((uint32_t)left + (uint32_t)NS_PER_TICK - 1u) / (uint32_t)NS_PER_TICK);
+    uint64_t t = (left + NS_PER_TICK - 1) / NS_PER_TICK;
     return t > portMAX_DELAY - 1 ? portMAX_DELAY - 1 : (TickType_t)t;
 }
 

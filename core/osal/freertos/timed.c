@@ -7,11 +7,33 @@
 #include "rtg/osal_timed.h"
 #include "semphr.h"
 
+/* A free mutex is taken without reading a clock (its count is a hint
+ * read, no kernel call); only a wait that blocks works out its ticks, and
+ * waits until the deadline has passed (a tick count can end it early). */
 int rtg_mutex_lock_until(rtg_mutex_t *m, uint64_t deadline_ns)
 {
-    return xSemaphoreTake((SemaphoreHandle_t)m->handle, rtg_fr_ticks_until(deadline_ns)) == pdTRUE
-               ? 0
-               : ETIMEDOUT;
+    SemaphoreHandle_t h = (SemaphoreHandle_t)m->handle;
+    if (uxSemaphoreGetCountFromISR(h) > 0 && xSemaphoreTake(h, 0) == pdTRUE)
+        return 0;
+    if (deadline_ns == UINT64_MAX)
+        return rtg_mutex_lock(m);
+    for (;;) {
+        TickType_t ticks = rtg_fr_ticks_until(deadline_ns);
+        if (ticks == 0)
+            return ETIMEDOUT;
+        if (xSemaphoreTake(h, ticks) == pdTRUE)
+            return 0;
+    }
+}
+
+/* FreeRTOS waits take a count of ticks from now: the absolute deadline
+ * needs the time now (rtg_fr_ticks_until), once, and only if the call
+ * blocks (a unit or a message already there is taken without it). */
+const char *rtg_timed_port_adds(const char *primitive)
+{
+    (void)primitive;
+    return "one clock read and a division before it blocks: the deadline as a count of ticks "
+           "(FreeRTOS waits take ticks from now)";
 }
 
 const char *rtg_timed_clock(const char *primitive)

@@ -40,6 +40,19 @@ int rtg_mutex_lock_until(rtg_mutex_t *m, uint64_t deadline_ns)
 
 struct timespec rtg_px_realtime_deadline(uint64_t deadline_ns) { return realtime_deadline(deadline_ns); }
 
+/* A deadline on another clock costs two clock reads; the sem's is
+ * native where sem_clockwait is (glibc 2.30), the cond's always (its
+ * attribute says CLOCK_MONOTONIC). */
+const char *rtg_timed_port_adds(const char *primitive)
+{
+    static const char convert[] = "two clock reads: the deadline converted to CLOCK_REALTIME";
+    if (strcmp(primitive, "queue") == 0)
+        return convert;
+    if (strcmp(primitive, "mutex") == 0 || strcmp(primitive, "sem") == 0)
+        return HAVE_CLOCKLOCK ? NULL : convert;
+    return NULL;
+}
+
 const char *rtg_timed_clock(const char *primitive)
 {
     if (strcmp(primitive, "queue") == 0)

@@ -91,7 +91,8 @@ void rtg_fr_assert_failed(const char *file, int line);
 
 /* The flight recorder (core/osal/freertos/trace_hooks.c; docs/recorder.md,
  * "On FreeRTOS"): a switch, a task made ready, a task created. Each
- * tests one flag while no recorder is open. Expanded inside tasks.c, where
+ * tests one pointer (rtg_fr_w.ev) while no recorder is open, and while one
+ * is stores its event inline (rtg_fr_trace.h). Expanded inside tasks.c, where
  * the running task (pxCurrentTCB), the ready lists and a task's fields are
  * in scope: a task switched out whose list item is still on its priority's
  * ready list was preempted or yielded, else it blocked. The tick and the

@@ -4,9 +4,10 @@
  * sample, the measuring task copies the ring's events of the window
  * [release - lookback, end] into the kept slot (memory taken at open: K
  * windows of max_events, no allocation while measuring) and recording goes
- * on. The copy is a binary search and a memcpy; a copy an event overwrote
- * while it was read is found after it (the ring's head moved past it) and
- * left out. One CPU. The ring and the windows are sized to the free heap,
+ * on. The copy reads the ring back from its newest event, working out each
+ * event's time as it goes (the hooks store the counter raw); an event
+ * overwritten while it was read is found after it (the ring's head moved
+ * past it) and left out. One CPU. The ring and the windows are sized to the free heap,
  * and the record says when they were reduced (trace_size.c). */
 #include <errno.h>
 #include <stdio.h>

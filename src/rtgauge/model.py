@@ -339,6 +339,7 @@ class ExplainRecord:
     keep: int = 0
     figures: int = 0  # figures whose worst sample the recorder had room for
     setup_ns: int = 0  # the recorder's open (0: not recorded)
+    event_ns: int = 0  # what writing one event cost its writer (0: not measured)
     floor_ns: int = 0
     lookback_ns: int = 0
     offered: int = 0
@@ -362,6 +363,7 @@ class ExplainRecord:
             figures=d.get("figures", 0),
             floor_ns=d.get("floor_ns", 0),
             setup_ns=d.get("setup_ns", 0),
+            event_ns=d.get("event_ns", 0),
             lookback_ns=d.get("lookback_ns", 0),
             offered=d.get("offered", 0),
             freezes=d.get("freezes", 0),

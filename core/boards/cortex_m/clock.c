@@ -73,6 +73,12 @@ uint64_t board_clock_ns(void) { return board_clock_ticks_ns(board_clock_ticks())
 
 uint32_t board_clock_hz(void) { return hz; }
 
+const volatile uint32_t *board_clock_raw(uint32_t *xor)
+{
+    *xor = use_dwt ? 0u : board_timer_counter_xor;
+    return use_dwt ? &DWT_CYCCNT : board_timer_counter_reg;
+}
+
 bool board_clock_is_cycle_counter(void) { return use_dwt; }
 
 const char *board_clock_name(void) { return use_dwt ? "DWT CYCCNT" : board_timer_counter_name; }

@@ -29,6 +29,10 @@ int board_uart_getc(void);
  * core has no cycle counter that counts (core/boards/cortex_m/clock.c). */
 void board_timer_counter_start(void);
 uint32_t board_timer_counter_read(void);
+/* Its register, and what board_timer_counter_read XORs it with (a count
+ * down reads inverted): a tracer stamps its events with it raw. */
+extern volatile uint32_t *const board_timer_counter_reg;
+extern const uint32_t board_timer_counter_xor;
 extern uint32_t board_timer_counter_hz;
 extern const char board_timer_counter_name[];
 
@@ -67,6 +71,9 @@ uint64_t board_clock_ns(void);
 /* A count of the clock (board_clock_ticks) in ns, as board_clock_ns says it. */
 uint64_t board_clock_ticks_ns(uint64_t ticks);
 uint32_t board_clock_hz(void);
+/* The measuring counter's 32-bit register as read raw, and *xor what its
+ * raw value is XORed with to give the low half of board_clock_ticks. */
+const volatile uint32_t *board_clock_raw(uint32_t *xor);
 const char *board_clock_name(void);
 bool board_clock_is_cycle_counter(void);
 

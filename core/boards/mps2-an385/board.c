@@ -63,6 +63,8 @@ void board_timer_counter_start(void)
 }
 
 uint32_t board_timer_counter_read(void) { return ~TIMER1->value; }
+volatile uint32_t *const board_timer_counter_reg = &TIMER1->value;
+const uint32_t board_timer_counter_xor = 0xFFFFFFFFu;
 
 /* TIMER0 counts down to 0 and interrupts as it reloads: a count of N is
  * N + 1 ticks, so both are loaded less one. */

@@ -75,6 +75,8 @@ void board_timer_counter_start(void)
 }
 
 uint32_t board_timer_counter_read(void) { return STM32_TIM5->cnt; }
+volatile uint32_t *const board_timer_counter_reg = &STM32_TIM5->cnt;
+const uint32_t board_timer_counter_xor = 0;
 
 static uint64_t to_clock(uint32_t ticks)
 {

@@ -38,8 +38,8 @@ static void *pre_high_sem(void *arg)
             break;
         }
         if (!atomic_load(&s->done)) /* a hand-over: from the post to this thread running */
-            rtg_metric_span(s->m_sem, rtg_clock_delta_ns(s->posted, now),
-                            rtg_test_elapsed_ns(s->ctx));
+            rtg_metric_ticks(s->m_sem, s->posted, now, rtg_clock_delta_ns(s->posted, now),
+                             rtg_test_elapsed_ns(s->ctx));
     }
     return NULL;
 }

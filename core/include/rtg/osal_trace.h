@@ -133,6 +133,10 @@ struct rtg_trace_about {
     unsigned buffer_kb, max_events;
     unsigned slots; /* windows it holds (0: as asked) */
     char reduced[128];
+    /* What writing one event costs the code it is written from, in ns,
+     * measured at open (0: not measured): the recorder's share of any
+     * sample is that times the events written inside it. */
+    uint64_t event_ns;
 };
 
 /* A window to cut out of what a freeze kept: the events of cpu from from_ns

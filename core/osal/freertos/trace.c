@@ -4,9 +4,10 @@
  * sample, the measuring task copies the ring's events of the window
  * [release - lookback, end] into the kept slot (memory taken at open: K
  * windows of max_events, no allocation while measuring) and recording goes
- * on. The copy is a binary search and a memcpy; a copy an event overwrote
- * while it was read is found after it (the ring's head moved past it) and
- * left out. One CPU. The ring and the windows are sized to the free heap,
+ * on. The copy reads the ring back from its newest event, working out each
+ * event's time as it goes (the hooks store the counter raw); an event
+ * overwritten while it was read is found after it (the ring's head moved
+ * past it) and left out. One CPU. The ring and the windows are sized to the free heap,
  * and the record says when they were reduced (trace_size.c). */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "FreeRTOS.h"
 #include "board.h"
+#include "board_isr.h"
 #include "task.h"
 #include "trace_internal.h"
 #include "trace_size.h"
@@ -24,7 +26,8 @@
 struct rtg_trace_port {
     struct rtg_trace_config cfg;
     struct fr_sizes size;
-    struct fr_tev *ring;
+    uint32_t *ring; /* RTG_FR_WORDS words an event */
+    uint32_t xor;   /* the counter's raw value XOR this: board_clock_ticks' low half */
     struct fr_name *names;
     uint16_t idle;
     uint64_t opened_ticks;
@@ -68,6 +71,24 @@ static void release(struct rtg_trace_port *t)
     free(t);
 }
 
+/* What one event costs its writer: CALIBRATE events through the interrupt
+ * hook (a call, the raw count, the stores; the kernel's wake-up and switch
+ * write as many words, inline), timed with interrupts masked, then taken
+ * back out of the ring. */
+#define CALIBRATE 16u
+static uint64_t event_cost(void)
+{
+    uint32_t m = fr_mask();
+    uint32_t head = rtg_fr_w.head;
+    uint64_t t0 = board_clock_ticks();
+    for (unsigned i = 0; i < CALIBRATE; i++)
+        board_isr_traced(BOARD_ISR_TICK, true);
+    uint64_t t1 = board_clock_ticks();
+    rtg_fr_w.head = head;
+    fr_unmask(m);
+    return (board_clock_ticks_ns(t1) - board_clock_ticks_ns(t0)) / CALIBRATE;
+}
+
 static int open_fr(struct rtg_trace_port **out, const struct rtg_trace_config *cfg,
                    struct rtg_trace_about *about, char *why, size_t n)
 {
@@ -92,7 +113,7 @@ static int open_fr(struct rtg_trace_port **out, const struct rtg_trace_config *c
         free(t);
         return e;
     }
-    t->ring = malloc(t->size.entries * sizeof *t->ring);
+    t->ring = malloc(t->size.entries * RTG_FR_WORDS * sizeof *t->ring);
     t->names = calloc(FR_NAMES, sizeof *t->names);
     t->kept = calloc(t->size.slots, sizeof *t->kept);
     bool ok = t->ring && t->names && t->kept;
@@ -114,30 +135,16 @@ static int open_fr(struct rtg_trace_port **out, const struct rtg_trace_config *c
     snprintf(about->reduced, sizeof about->reduced, "%s", t->size.reduced);
     TaskStatus_t me;
     vTaskGetInfo(NULL, &me, pdFALSE, eRunning);
+    (void)board_clock_raw(&t->xor);
     t->opened_ticks = board_clock_ticks();
-    rtg_fr_ring_start(t->ring, t->size.entries, t->names, (uint16_t)me.xTaskNumber,
-                      (uint8_t)cur_prio);
+    rtg_fr_ring_start(t->ring, t->size.entries, t->names, RTG_FR_TASK(me.xTaskNumber, cur_prio));
+    about->event_ns = event_cost();
     open_one = t;
     *out = t;
     return 0;
 }
 
 /* ---- the freeze ---- */
-
-/* The first index in [lo, hi) whose event is at or after ticks (hi: none);
- * the ring's events are in time order. */
-static uint32_t first_at(const struct fr_tev *ring, uint32_t mask, uint32_t lo, uint32_t hi,
-                         uint64_t ticks)
-{
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2u;
-        if (ring[mid & mask].ticks < ticks)
-            lo = mid + 1u;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 /* The smallest count whose time in ns is at or after ns. */
 static uint64_t ticks_at(uint64_t ns)
@@ -151,60 +158,122 @@ static uint64_t ticks_at(uint64_t ns)
     return t;
 }
 
-static void copy_out(struct fr_tev *dst, const struct fr_tev *ring, uint32_t mask, uint32_t from,
-                     uint32_t n)
+/* The ring read backwards from its newest event, each event's 64-bit time
+ * worked out from the one after it: the raw counts of two events in a row
+ * differ by less than a wrap of 32 bits (the tick writes two every
+ * millisecond; a wrap takes 25 s at 168 MHz). */
+struct walk {
+    const uint32_t *ring;
+    uint32_t mask, xor;
+    uint32_t i;   /* the index of the event last read (head: none yet) */
+    uint64_t t;   /* its time */
+    uint32_t low; /* its count's low half */
+};
+
+static const uint32_t *at(const struct walk *w, uint32_t i)
 {
-    uint32_t at = from & mask, room = mask + 1u - at;
-    uint32_t first = n < room ? n : room;
-    memcpy(dst, &ring[at], first * sizeof *dst);
-    memcpy(dst + first, &ring[0], (n - first) * sizeof *dst);
+    return &w->ring[(i & w->mask) * RTG_FR_WORDS];
+}
+
+/* Steps to event i - 1. */
+static void back(struct walk *w)
+{
+    w->i--;
+    uint32_t low = at(w, w->i)[0] ^ w->xor;
+    w->t -= (uint32_t)(w->low - low);
+    w->low = low;
+}
+
+static void unpack(const struct walk *w, struct fr_tev *e)
+{
+    const uint32_t *p = at(w, w->i);
+    e->ticks = w->t;
+    e->a = (uint16_t)p[1];
+    e->pa = (uint8_t)(p[1] >> 16);
+    e->kind = (uint8_t)(p[1] >> 24);
+    e->b = (uint16_t)p[2];
+    e->pb = (uint8_t)(p[2] >> 16);
+    e->x = (uint8_t)(p[2] >> 24);
 }
 
 /* Copies the window of cut c into k: the last switch before it (who ran
- * at its start), then its events, the newest max_events. */
+ * at its start), then its events, the newest max_events. All of it after
+ * the sample ended: the hooks only stored. */
 static void cut_out(struct rtg_trace_port *t, struct fr_kept *k, const struct rtg_trace_cut *c)
 {
-    const struct fr_ring *r = &rtg_fr_ring;
-    uint32_t mask = t->size.entries - 1u, size = t->size.entries;
-    uint32_t head = r->head; /* the events before it are whole */
+    const struct rtg_fr_w *r = &rtg_fr_w;
+    uint32_t size = t->size.entries, max = t->size.max_events;
+    uint32_t head = r->head; /* the events before it are whole, and older than now */
+    uint64_t now = board_clock_ticks();
     uint32_t lo = head > size ? head - size : 0u;
     uint64_t start_ns = c->from_ns;
-    uint64_t start = ticks_at(start_ns);
-    uint32_t to = first_at(t->ring, mask, lo, head, ticks_at(c->to_ns + 1u));
-    uint32_t from = first_at(t->ring, mask, lo, to, start);
-    k->capped = to - from > t->size.max_events;
-    if (k->capped)
-        from = to - t->size.max_events;
-    uint32_t ctx = from;
-    for (uint32_t i = from; i > lo && from - i < CONTEXT_SEARCH; i--)
-        if (t->ring[(i - 1u) & mask].kind == RTG_TEV_SWITCH) {
-            ctx = i - 1u;
+    uint64_t start = ticks_at(start_ns), end = ticks_at(c->to_ns + 1u);
+    struct walk w = {t->ring, size - 1u, t->xor, head, now, (uint32_t)now}, nx;
+    /* after the window: passed over */
+    while (w.i > lo && (nx = w, back(&nx), nx.t >= end))
+        w = nx;
+    uint32_t to = w.i, n = 0;
+    /* the window, newest first, into the end of the slot's room */
+    bool more = false;
+    while (w.i > lo && (nx = w, back(&nx), nx.t >= start)) {
+        if (n == max) {
+            more = true;
             break;
         }
-    struct fr_tev before = t->ring[ctx & mask];
-    copy_out(k->ev + 1, t->ring, mask, from, to - from);
+        w = nx;
+        unpack(&w, &k->ev[max - n]);
+        n++;
+    }
+    k->capped = more;
+    uint32_t from = w.i;
+    /* the last switch before it, within CONTEXT_SEARCH events */
+    struct fr_tev before = {0};
+    uint32_t ctx = from;
+    for (unsigned seen = 0; w.i > lo && seen < CONTEXT_SEARCH; seen++) {
+        back(&w);
+        if (at(&w, w.i)[1] >> 24 == RTG_TEV_SWITCH) {
+            ctx = w.i;
+            unpack(&w, &before);
+            break;
+        }
+    }
+    /* the oldest event held: from the open's count while the ring has not
+     * wrapped, else read back to it */
+    uint64_t oldest = 0;
+    if (head > 0 && lo == 0) {
+        uint32_t low0 = t->ring[0] ^ t->xor;
+        oldest = t->opened_ticks + (uint32_t)(low0 - (uint32_t)t->opened_ticks);
+    } else if (head > 0) {
+        while (w.i > lo)
+            back(&w);
+        oldest = w.t;
+    }
+    bool have_oldest = head > 0;
     /* What the hooks overwrote while it was read is not what was there: the
      * oldest events, those the head has now gone past by a ring's length. */
-    uint32_t m = fr_mask();
     uint32_t now_head = r->head;
     uint32_t valid = now_head > size ? now_head - size : 0u;
-    k->first_event_ns = now_head ? (int64_t)t->ring[valid & mask].ticks : -1;
-    fr_unmask(m);
-    if (k->first_event_ns >= 0)
-        k->first_event_ns = (int64_t)board_clock_ticks_ns((uint64_t)k->first_event_ns);
     uint32_t torn = from < valid ? (valid < to ? valid : to) - from : 0u;
-    uint32_t n = to - from - torn;
+    uint32_t kept = n - torn;
     bool have_ctx = ctx < from && ctx >= valid;
+    /* the oldest held moved on while it was read: the oldest window event
+     * still held stands for it (later: a window is then judged as held
+     * from no earlier than that) */
+    if (valid > lo) {
+        have_oldest = kept > 0;
+        oldest = kept ? k->ev[1 + max - kept].ticks : 0;
+    }
+    k->first_event_ns = have_oldest ? (int64_t)board_clock_ticks_ns(oldest) : -1;
     if (have_ctx)
         k->ev[0] = before;
-    memmove(k->ev + (have_ctx ? 1 : 0), k->ev + 1 + torn, n * sizeof *k->ev);
-    k->n = n + (have_ctx ? 1u : 0u);
+    memmove(k->ev + (have_ctx ? 1 : 0), k->ev + 1 + max - kept, kept * sizeof *k->ev);
+    k->n = kept + (have_ctx ? 1u : 0u);
     /* lost: the events the ring had no room for since the last freeze, and
      * those overwritten while this one was read */
     k->lost_events = (uint64_t)(valid - t->lost_seen) + torn;
     t->lost_seen = valid;
     t->lost_events += k->lost_events;
-    k->start_ns = k->capped && n ? board_clock_ticks_ns(k->ev[have_ctx ? 1 : 0].ticks) : start_ns;
+    k->start_ns = k->capped && kept ? board_clock_ticks_ns(k->ev[have_ctx ? 1 : 0].ticks) : start_ns;
     /* The cover: recording since the open, and every event the ring lost
      * since (its oldest first: overwritten, or torn while copied). */
     k->since_ns = board_clock_ticks_ns(t->opened_ticks);
@@ -221,7 +290,7 @@ static uint16_t number_of_pid(const struct rtg_trace_port *t, int32_t pid)
 static void self_fr(struct rtg_trace_port *t, int *cpu, int32_t *tid)
 {
     *cpu = 0;
-    uint16_t cur = rtg_fr_ring.cur; /* the task offering: the one whose wake-up was measured */
+    uint16_t cur = (uint16_t)rtg_fr_w.cur; /* the task offering: whose wake-up was measured */
     *tid = cur == t->idle ? 0 : cur;
 }
 

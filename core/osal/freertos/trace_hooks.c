@@ -1,114 +1,73 @@
 /* The flight recorder's writer on FreeRTOS: the kernel's trace macros
- * (FreeRTOSConfig.h: a switch, a task made ready, a task created) and the
- * board's interrupt hooks (board_isr.h: the tick, IRQ-P-LAT's timer) call
- * in here. While no recorder is open each costs its caller a test of a
- * flag. While one is, an event is a few stores into the RAM ring with
- * interrupts masked (PRIMASK: every priority, so a nested interrupt
- * cannot tear it), stamped with the board's measuring counter: the clock
- * the samples are read from, so events and samples share one time line.
- * The ring overwrites its oldest events: a flight recorder keeps the newest. */
+ * (FreeRTOSConfig.h: a switch, a task made ready, expanded in place from
+ * rtg_fr_trace.h; a task created, here) and the board's interrupt hooks
+ * (board_isr.h: the tick, IRQ-P-LAT's timer, here) write into the RAM
+ * ring. While no recorder is open each costs its caller a test of a flag.
+ * While one is, an event is the measuring counter read raw (the clock the
+ * samples are read from, so events and samples share one time line) and
+ * three word stores, with interrupts masked (PRIMASK: every priority, so a
+ * nested interrupt cannot tear it). The ring overwrites its oldest events:
+ * a flight recorder keeps the newest. */
 #include <string.h>
 
 #include "board.h"
 #include "board_isr.h"
 #include "trace_internal.h"
 
-volatile uint8_t rtg_fr_tr_on;
+_Static_assert(RTG_FR_K_SWITCH == RTG_TEV_SWITCH && RTG_FR_K_WAKEUP == RTG_TEV_WAKEUP &&
+                   RTG_FR_K_VEC_ENTRY == RTG_TEV_VEC_ENTRY &&
+                   RTG_FR_K_VEC_EXIT == RTG_TEV_VEC_EXIT,
+               "the ring's kinds are rtg/osal_trace.h's");
+
 volatile unsigned char board_isr_tracing;
-struct fr_ring rtg_fr_ring;
+struct rtg_fr_w rtg_fr_w;
+struct fr_name *volatile rtg_fr_names;
 
-static void put(uint8_t kind, uint16_t a, uint16_t b, uint8_t pa, uint8_t pb, uint8_t x)
-{
-    struct fr_ring *r = &rtg_fr_ring;
-    uint32_t m = fr_mask();
-    if (r->ev) {
-        struct fr_tev *e = &r->ev[r->head & r->mask];
-        e->ticks = board_clock_ticks();
-        e->a = a;
-        e->b = b;
-        e->kind = kind;
-        e->pa = pa;
-        e->pb = pb;
-        e->x = x;
-        r->head++; /* after the stores: a reader sees only whole events */
-    }
-    fr_unmask(m);
-}
-
-/* Called inside vTaskSwitchContext, which runs with the kernel's
- * interrupts masked: the two halves of a switch are not interleaved. */
-void rtg_fr_tr_switched_out(uint32_t number, uint32_t prio, int still_ready)
-{
-    struct fr_ring *r = &rtg_fr_ring;
-    r->out = (uint16_t)number;
-    r->out_prio = (uint8_t)prio;
-    r->out_state = still_ready ? 0 : 1;
-    r->out_pending = true;
-}
-
-void rtg_fr_tr_switched_in(uint32_t number, uint32_t prio)
-{
-    struct fr_ring *r = &rtg_fr_ring;
-    uint16_t in = (uint16_t)number;
-    if (r->out_pending && r->out != in)
-        put(RTG_TEV_SWITCH, r->out, in, r->out_prio, (uint8_t)prio, r->out_state);
-    r->out_pending = false;
-    r->cur = in;
-    r->cur_prio = (uint8_t)prio;
-}
-
-void rtg_fr_tr_ready(uint32_t number, uint32_t prio)
-{
-    struct fr_ring *r = &rtg_fr_ring;
-    put(RTG_TEV_WAKEUP, (uint16_t)number, r->cur, (uint8_t)prio, r->cur_prio, 0);
-}
-
+/* The copy is of the whole array: the TCB's name is that long. */
 void rtg_fr_tr_created(uint32_t number, const char *name)
 {
-    struct fr_ring *r = &rtg_fr_ring;
     uint32_t m = fr_mask();
-    if (r->names) {
-        struct fr_name *n = &r->names[number % FR_NAMES];
+    struct fr_name *names = rtg_fr_names;
+    if (names) {
+        struct fr_name *n = &names[number % FR_NAMES];
         n->number = (uint16_t)number;
-        strncpy(n->name, name, sizeof n->name - 1);
+        memcpy(n->name, name, sizeof n->name);
         n->name[sizeof n->name - 1] = '\0';
     }
     fr_unmask(m);
 }
 
+/* a: the task running; b: the exception number (IPSR), x: which. */
 void board_isr_traced(enum board_isr which, bool entry)
 {
-    struct fr_ring *r = &rtg_fr_ring;
     uint32_t ipsr;
     __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
-    put(entry ? RTG_TEV_VEC_ENTRY : RTG_TEV_VEC_EXIT, r->cur, (uint16_t)(ipsr & 0x1FFu),
-        r->cur_prio, 0, (uint8_t)which);
+    uint32_t kind = entry ? RTG_FR_K_VEC_ENTRY : RTG_FR_K_VEC_EXIT;
+    rtg_fr_put(rtg_fr_w.cur | kind << 24, ipsr | (uint32_t)which << 24);
 }
 
-void rtg_fr_ring_start(struct fr_tev *ev, uint32_t entries, struct fr_name *names, uint16_t cur,
-                       uint8_t cur_prio)
+void rtg_fr_ring_start(uint32_t *ev, uint32_t entries, struct fr_name *names, uint32_t cur)
 {
-    struct fr_ring *r = &rtg_fr_ring;
+    struct rtg_fr_w *r = &rtg_fr_w;
     uint32_t m = fr_mask();
+    uint32_t xor;
+    r->counter = board_clock_raw(&xor);
     r->mask = entries - 1u;
     r->head = 0;
-    r->names = names;
     r->cur = cur;
-    r->cur_prio = cur_prio;
-    r->out_pending = false;
+    r->out = NULL;
+    rtg_fr_names = names;
     r->ev = ev;
-    rtg_fr_tr_on = 1;
     board_isr_tracing = 1;
     fr_unmask(m);
 }
 
 void rtg_fr_ring_stop(void)
 {
-    struct fr_ring *r = &rtg_fr_ring;
+    struct rtg_fr_w *r = &rtg_fr_w;
     uint32_t m = fr_mask();
-    rtg_fr_tr_on = 0;
     board_isr_tracing = 0;
     r->ev = NULL;
-    r->names = NULL;
+    rtg_fr_names = NULL;
     fr_unmask(m);
 }

@@ -12,8 +12,9 @@
 #include "rtg/osal_trace.h"
 #include "rtg_fr_trace.h"
 
-/* One event as the hooks write it: 16 bytes. Task numbers are the
- * kernel's (uxTCBNumber) modulo 65536. */
+/* One event as a kept window holds it: 16 bytes, its time worked out (the
+ * ring holds the counter as read raw: rtg_fr_trace.h). Task numbers are
+ * the kernel's (uxTCBNumber) modulo 65536. */
 struct fr_tev {
     uint64_t ticks; /* the board's measuring counter (board_clock_ticks) */
     uint16_t a, b;  /* SWITCH: the task out, the task in; WAKEUP: the task
@@ -31,18 +32,8 @@ struct fr_name {
     char name[configMAX_TASK_NAME_LEN];
 };
 
-struct fr_ring {
-    struct fr_tev *ev;      /* NULL: not recording */
-    uint32_t mask;          /* entries - 1, a power of two */
-    volatile uint32_t head; /* events written since it started */
-    struct fr_name *names;
-    uint16_t cur;           /* the task running now, and its priority */
-    uint8_t cur_prio;
-    uint16_t out; /* vTaskSwitchContext's task out, until it picks one */
-    uint8_t out_prio, out_state;
-    bool out_pending;
-};
-extern struct fr_ring rtg_fr_ring;
+/* The names as the creation hook writes them (trace_hooks.c). */
+extern struct fr_name *volatile rtg_fr_names;
 
 /* Interrupts masked (PRIMASK: every priority), for a few instructions. */
 static inline uint32_t fr_mask(void)
@@ -53,10 +44,10 @@ static inline uint32_t fr_mask(void)
 }
 static inline void fr_unmask(uint32_t m) { __asm__ volatile("msr primask, %0" ::"r"(m) : "memory"); }
 
-/* trace_hooks.c: recording into ev (entries a power of two) from now on,
- * the running task cur; and stopped (the hooks see it before this returns). */
-void rtg_fr_ring_start(struct fr_tev *ev, uint32_t entries, struct fr_name *names, uint16_t cur,
-                       uint8_t cur_prio);
+/* trace_hooks.c: recording into ev (entries of RTG_FR_WORDS words, a power
+ * of two) from now on, the running task cur (RTG_FR_TASK); and stopped
+ * (the hooks see it before this returns). */
+void rtg_fr_ring_start(uint32_t *ev, uint32_t entries, struct fr_name *names, uint32_t cur);
 void rtg_fr_ring_stop(void);
 
 /* trace_window.c: a window kept in the ring's own form, and what it

@@ -18,7 +18,8 @@
 #include "rtg/osal.h"
 #include "trace_internal.h"
 
-#define EV sizeof(struct fr_tev)
+#define EV sizeof(struct fr_tev) /* a ring event (RTG_FR_WORDS words) and a kept one */
+_Static_assert(sizeof(struct fr_tev) == RTG_FR_WORDS * sizeof(uint32_t), "16 bytes each");
 #define RING_MIN 64u   /* events: some 30 ms of ticks on an idle board */
 #define EVENTS_MIN 16u /* the command line's own minimum */
 

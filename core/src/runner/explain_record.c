@@ -201,6 +201,8 @@ void rtg_explain_emit(struct rtg_explain *x, struct rtg_json *j)
         rtg_json_kuint(j, "max_events", r->about.max_events ? r->about.max_events : x->cfg.max_events);
         if (r->about.reduced[0])
             rtg_json_kstr(j, "reduced", r->about.reduced);
+        if (r->about.event_ns)
+            rtg_json_kuint(j, "event_ns", r->about.event_ns);
         rtg_json_kuint(j, "offered", r->offered);
         rtg_json_kuint(j, "freezes", r->freezes);
         rtg_json_kuint(j, "uncaptured", r->uncaptured);

@@ -11,7 +11,7 @@ from rtgauge.analysis.analysed_run import AnalysedRun, ExplainedTest
 from rtgauge.analysis.explain import OPERATION, UNACCOUNTED, Explanation
 from rtgauge.analysis.explain_audit import Bearing
 from rtgauge.fmt import us2
-from rtgauge.model import TestRecord
+from rtgauge.model import ExplainRecord, TestRecord
 from rtgauge.report.document import Block, Cell, Chart, Heading, Para, Table, WindowFiles
 from rtgauge.report.timeline import timeline_svg
 
@@ -109,6 +109,9 @@ def recorder_notes(e: ExplainedTest) -> list[Block]:
         "over the test."
     )
     out: list[Block] = [Para(note, "note")]
+    cost = recorder_cost(rec)
+    if cost:
+        out.append(Para(cost, "note"))
     if rec.windows_dropped:
         out.append(
             Para(
@@ -127,6 +130,27 @@ def recorder_notes(e: ExplainedTest) -> list[Block]:
             )
         )
     return out
+
+
+def recorder_cost(rec: ExplainRecord) -> str | None:
+    """What the recorder's own writing put into each figure's worst kept
+    sample: the events written inside it times what one cost (event_ns)."""
+    if not rec.event_ns:
+        return None
+    seen: dict[str, str] = {}
+    for w in rec.windows:  # worst first: a figure's first is its worst kept
+        if w.metric in seen:
+            continue
+        n = sum(1 for ev in w.events if 0 <= ev.t <= w.sample_ns)
+        seen[w.metric] = f"{w.metric} {n} ({us2(n * rec.event_ns)} of {us2(w.sample_ns)} µs)"
+    if not seen:
+        return None
+    return (
+        f"The recorder is inside these figures: writing one event cost {us2(rec.event_ns)} µs "
+        "(measured at its open), and the events it wrote inside each figure's worst kept "
+        "sample were: " + "; ".join(seen.values()) + ". --no-explain gives the figures "
+        "without it."
+    )
 
 
 def worst_culprit(a: AnalysedRun, test: TestRecord) -> str:

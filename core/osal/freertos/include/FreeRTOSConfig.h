@@ -91,7 +91,8 @@ void rtg_fr_assert_failed(const char *file, int line);
 
 /* The flight recorder (core/osal/freertos/trace_hooks.c; docs/recorder.md,
  * "On FreeRTOS"): a switch, a task made ready, a task created. Each
- * tests one flag while no recorder is open. Expanded inside tasks.c, where
+ * tests one pointer (rtg_fr_w.ev) while no recorder is open, and while one
+ * is stores its event inline (rtg_fr_trace.h). Expanded inside tasks.c, where
  * the running task (pxCurrentTCB), the ready lists and a task's fields are
  * in scope: a task switched out whose list item is still on its priority's
  * ready list was preempted or yielded, else it blocked. The tick and the
@@ -100,25 +101,31 @@ void rtg_fr_assert_failed(const char *file, int line);
 #include "rtg_fr_trace.h"
 #define traceTASK_SWITCHED_OUT()                                                                   \
     do {                                                                                           \
-        if (rtg_fr_tr_on)                                                                          \
-            rtg_fr_tr_switched_out(                                                                \
-                pxCurrentTCB->uxTCBNumber, pxCurrentTCB->uxPriority,                               \
-                listIS_CONTAINED_WITHIN(&pxReadyTasksLists[pxCurrentTCB->uxPriority],              \
-                                        &pxCurrentTCB->xStateListItem));                           \
+        if (rtg_fr_w.ev)                                                                           \
+            rtg_fr_w.out = pxCurrentTCB;                                                           \
     } while (0)
 #define traceTASK_SWITCHED_IN()                                                                    \
     do {                                                                                           \
-        if (rtg_fr_tr_on)                                                                          \
-            rtg_fr_tr_switched_in(pxCurrentTCB->uxTCBNumber, pxCurrentTCB->uxPriority);            \
+        if (rtg_fr_w.ev) {                                                                         \
+            const TCB_t *rtg_o = rtg_fr_w.out, *rtg_i = pxCurrentTCB;                              \
+            uint32_t rtg_in = RTG_FR_TASK(rtg_i->uxTCBNumber, rtg_i->uxPriority);                  \
+            if (rtg_o && rtg_o != rtg_i)                                                           \
+                rtg_fr_switched(RTG_FR_TASK(rtg_o->uxTCBNumber, rtg_o->uxPriority),                \
+                                listIS_CONTAINED_WITHIN(&pxReadyTasksLists[rtg_o->uxPriority],     \
+                                                        &rtg_o->xStateListItem),                   \
+                                rtg_in);                                                           \
+            else                                                                                   \
+                rtg_fr_w.cur = rtg_in;                                                             \
+        }                                                                                          \
     } while (0)
 #define traceMOVED_TASK_TO_READY_STATE(pxTCB)                                                      \
     do {                                                                                           \
-        if (rtg_fr_tr_on)                                                                          \
-            rtg_fr_tr_ready((pxTCB)->uxTCBNumber, (pxTCB)->uxPriority);                            \
+        if (rtg_fr_w.ev)                                                                           \
+            rtg_fr_ready((pxTCB)->uxTCBNumber, (pxTCB)->uxPriority);                               \
     } while (0)
 #define traceTASK_CREATE(pxNewTCB)                                                                 \
     do {                                                                                           \
-        if (rtg_fr_tr_on)                                                                          \
+        if (rtg_fr_w.ev)                                                                           \
             rtg_fr_tr_created((pxNewTCB)->uxTCBNumber, (pxNewTCB)->pcTaskName);                    \
     } while (0)
 /* The macros rtgauge's flight recorder defines (the system record's

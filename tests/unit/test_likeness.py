@@ -100,6 +100,32 @@ def test_each_difference_is_one_line(sample_records: list[dict[str, Any]]) -> No
     assert target == "runs differ in target: local (A); qemu (kvm) (B)"
 
 
+def firmware(profile: str | None) -> Any:
+    def change(recs: list[dict[str, Any]]) -> None:
+        recs[0]["rtos"] = {"name": "FreeRTOS"} | ({"profile": profile} if profile else {})
+
+    return change
+
+
+def test_firmware_built_with_another_profile_is_said(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    checked = run(sample_records, change=firmware("checked"))
+    lean = run(sample_records, change=firmware("lean"))
+    assert unlike([checked, lean], ["A", "B"]) == [
+        "runs differ in firmware profile: checked (A); lean (B)"
+    ]
+    assert unlike([checked, run(sample_records, change=firmware("checked"))], ["A", "B"]) == []
+    older = run(sample_records, change=firmware(None))  # a record from before profiles
+    assert unlike([older, lean], ["A", "B"]) == [
+        "runs differ in firmware profile: not recorded (A); lean (B)"
+    ]
+    assert unlike([run(sample_records), run(sample_records)]) == []  # Linux: none said
+    report = compare_report([AnalysedRun.of(checked), AnalysedRun.of(lean)], load_criteria())
+    for fmt in ("md", "text", "html"):
+        assert "runs differ in firmware profile: checked" in EXPORTERS[fmt].render(report), fmt
+
+
 def test_compare_names_alike_runs_and_warns(sample_records: list[dict[str, Any]]) -> None:
     a = run(sample_records)
     b = run(sample_records, "2026-11-27T14:10:00+00:00", change=longer)

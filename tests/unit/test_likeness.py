@@ -17,6 +17,8 @@ from rtgauge.analysis.ratings import load_criteria
 from rtgauge.model import bundle_from_records
 from rtgauge.report.compare_report import compare_report
 from rtgauge.report.formats import EXPORTERS
+from rtgauge.report.run_report import system_table
+from rtgauge.report.summary import summary_text
 from rtgauge.run import Run
 
 
@@ -124,6 +126,11 @@ def test_firmware_built_with_another_profile_is_said(
     report = compare_report([AnalysedRun.of(checked), AnalysedRun.of(lean)], load_criteria())
     for fmt in ("md", "text", "html"):
         assert "runs differ in firmware profile: checked" in EXPORTERS[fmt].render(report), fmt
+    # The run's own header names it: the first line and the system table.
+    assert "profile=lean" in summary_text(AnalysedRun.of(lean)).splitlines()[0]
+    assert "profile=" not in summary_text(AnalysedRun.of(run(sample_records)))
+    table = system_table(lean.system)
+    assert ["firmware profile", "lean"] in [[c.text for c in row] for row in table.rows]
 
 
 def test_compare_names_alike_runs_and_warns(sample_records: list[dict[str, Any]]) -> None:

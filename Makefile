@@ -86,12 +86,18 @@ deps-freertos:
 	  $(call need,command -v qemu-system-arm >/dev/null,qemu-system-arm) \
 	  $(call need,command -v cargo >/dev/null || [ -x "$$HOME/.cargo/bin/cargo" ],cargo))
 
+# Two profiles (docs/porting.md, "Profiles"): checked, the default, in
+# <board>/ with its hooks build; lean in <board>-lean/, its plain firmware
+# only (a hooks build is made on demand by the host).
 BOARDS ?= mps2-an385 netduinoplus2 nucleo-f401re
 firmware: deps-freertos
 	@for b in $(BOARDS); do \
-	  cmake -S core/boards -B $(FREERTOS)/$$b -DRTG_BOARD=$$b \
+	  cmake -S core/boards -B $(FREERTOS)/$$b -DRTG_BOARD=$$b -DRTG_PROFILE=checked \
 	    -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-arm-none-eabi.cmake >/dev/null && \
 	  cmake --build $(FREERTOS)/$$b -j $(JOBS) || exit 1; \
+	  cmake -S core/boards -B $(FREERTOS)/$$b-lean -DRTG_BOARD=$$b -DRTG_PROFILE=lean \
+	    -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-arm-none-eabi.cmake >/dev/null && \
+	  cmake --build $(FREERTOS)/$$b-lean -j $(JOBS) --target rtgauge-fw.elf || exit 1; \
 	done
 
 # Static and cross builds (Debian's musl-tools, gcc-aarch64-linux-gnu,

@@ -623,6 +623,12 @@ class System:
         """The port that wrote the record ("posix", "freertos"); None: unknown."""
         return self.probe.osal or legacy_system.port(self.rtos)
 
+    @property
+    def profile(self) -> str | None:
+        """The firmware's build profile ("checked", "lean"); None: not recorded."""
+        value = (self.rtos or {}).get("profile")
+        return value if isinstance(value, str) else None
+
     def trace_names(self) -> TraceNames | None:
         """The RTOS's names in trace windows; None when the record gives none."""
         names = (self.rtos or {}).get("trace_names")

@@ -96,6 +96,91 @@ def test_the_system_record_says_freertos_and_how_it_is_configured(
             assert any(n.startswith("emulated") for n in r["notes"]), r["id"]
 
 
+def test_the_system_record_names_the_profile_and_its_kernel_configuration(
+    behaviour: tuple[BoardRun, list[Any]],
+) -> None:
+    """The default firmware is the checked profile: the kernel's asserts and
+    stack checks on, the generic task selection over a level per catalogue
+    priority; the values that bear on timing are in the record."""
+    system = behaviour[1][0]
+    rtos, audit = system["rtos"], system["audit"]
+    assert rtos["profile"] == "checked" and "profile checked" in system["host"]["version"]
+    config = rtos["config"]
+    assert config["configCHECK_FOR_STACK_OVERFLOW"] == 2
+    assert config["configUSE_PORT_OPTIMISED_TASK_SELECTION"] == 0
+    assert config["configMAX_PRIORITIES"] == 101 and config["configTICK_RATE_HZ"] == 1000
+    assert config["configUSE_NEWLIB_REENTRANT"] == 1 and config["configUSE_TICK_HOOK"] == 1
+    assert audit["asserts"] is True and "traceTASK_SWITCHED_IN" in audit["trace_hooks"]
+
+
+def test_the_lean_profile_is_its_own_firmware_and_says_so() -> None:
+    """--profile lean: asserts and stack checking off, the port's optimised
+    task selection over 32 levels; the catalogue's levels become 1..30 and
+    priority behaviour is unchanged."""
+    run = BoardRun()
+    firmware = find_firmware(ROOT, "mps2-an385", profile="lean")
+    assert firmware.parent.name == "mps2-an385-lean"
+    opts = BoardOptions(firmware=firmware, icount=4, board="mps2-an385")
+    args = ["--quick", "--tests", "THR-B-PRIO,SEM-B-REL,THR-P-PRE"]
+    records = [json.loads(line) for line in run_on_board(opts, args, run)]
+    for r in records:
+        validate(r)
+    system = records[0]
+    rtos, config = system["rtos"], system["rtos"]["config"]
+    assert rtos["profile"] == "lean" and system["audit"]["asserts"] is False
+    assert config["configCHECK_FOR_STACK_OVERFLOW"] == 0
+    assert config["configUSE_PORT_OPTIMISED_TASK_SELECTION"] == 1
+    assert config["configMAX_PRIORITIES"] == 32
+    assert system["privileges"]["prio"] == 29  # below the watchdog's 30
+    tests = _tests(records)
+    assert tests["SEM-B-REL"]["status"] == "pass", tests["SEM-B-REL"]["verdicts"]
+    prio = _verdicts(tests["THR-B-PRIO"])
+    assert prio["higher_woken_preempts_at_once"] and prio["lower_woken_does_not_preempt"]
+    assert tests["THR-P-PRE"]["info"]["timer_skipped_periods"] == 0
+
+
+def test_periods_the_tick_cannot_serve_are_put_on_it(
+    behaviour: tuple[BoardRun, list[Any]],
+) -> None:
+    """FreeRTOS's waits end on its 1000 Hz tick: THR-P-PRE's 500 µs period
+    is rounded to a whole tick and said so; a period already whole (TMR-P-LAT's
+    1000 µs) is kept, its deadlines on the tick either way."""
+    tests = _tests(behaviour[1])
+    pre = tests["THR-P-PRE"]["info"]
+    assert pre["wait_tick_hz"] == 1000 and pre["timer_period_requested_ns"] == 500_000
+    assert pre["timer_period_ns"] % (1_000_000_000 // pre["wait_tick_hz"]) == 0
+    assert pre["timer_period_ns"] == 1_000_000
+    assert any("rounded to 1000 us" in n for n in tests["THR-P-PRE"]["notes"])
+    lat = tests["TMR-P-LAT"]
+    assert lat["info"]["period_requested_ns"] == 1_000_000 and lat["info"]["wait_tick_hz"] == 1000
+    assert not [n for n in lat["notes"] if "rounded" in n]
+
+
+def _skip_counts(info: dict[str, Any]) -> list[tuple[str, int]]:
+    """Every count of periods skipped or missed a test's info gives."""
+    out = []
+    for key, value in info.items():
+        if "skipped" not in key and "missed" not in key:
+            continue
+        values = value.items() if isinstance(value, dict) else [(key, value)]
+        out += [(f"{key}.{k}" if k != key else key, v) for k, v in values if isinstance(v, int)]
+    return out
+
+
+def test_no_figure_is_made_of_skipped_periods(behaviour: tuple[BoardRun, list[Any]]) -> None:
+    """A figure with as many periods skipped as samples taken measures the
+    tick, not the OS: every test's skipped or missed periods stay below its
+    smallest figure's count (THR-P-PRE had 300 of 300 at a 500 µs period)."""
+    checked = 0
+    for tid, r in _tests(behaviour[1]).items():
+        counts = [m["count"] for m in r["metrics"] if m["count"] > 0]
+        for key, n in _skip_counts(r.get("info") or {}):
+            assert counts, (tid, key)
+            assert n < min(counts), (tid, key, n, counts)
+            checked += 1
+    assert checked >= 2  # THR-P-PRE's and TMR-P-LAT's at least
+
+
 def test_thread_and_semaphore_behaviour_verdicts_pass(
     behaviour: tuple[BoardRun, list[Any]],
 ) -> None:

@@ -74,6 +74,16 @@ def test_sls_one_figure_set_per_n(quick: ProbeRun) -> None:
     assert len(t["info"]["rounds"]) == 4
 
 
+def test_periods_stay_as_asked_where_waits_are_high_resolution(quick: ProbeRun) -> None:
+    """Linux's waits are hrtimers: THR-P-PRE keeps its 500 µs period, and
+    says the port has no tick to round it to (a FreeRTOS board rounds it:
+    tests/e2e/test_freertos.py)."""
+    info = ran(quick, "THR-P-PRE")["info"]
+    assert info["wait_tick_hz"] == 0
+    assert info["timer_period_ns"] == info["timer_period_requested_ns"] == 500_000
+    assert not [n for n in quick.tests["THR-P-PRE"]["notes"] if "rounded" in n]
+
+
 def test_bkg_params(quick: ProbeRun) -> None:
     t = ran(quick, "THR-P-BKG")
     assert metric(t, "thread.wake.idle")["params"] == {"processes": 0}

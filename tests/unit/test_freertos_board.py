@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from rtgauge.errors import UsageError
-from rtgauge.targets.firmware import board_named, build_failure
+from rtgauge.targets.firmware import board_folder, board_named, build_failure, find_firmware
 from rtgauge.targets.freertos_qemu import BoardOptions, BoardRun, qemu_command, run_on_board
 from rtgauge.targets.fw_session import args_line
 from rtgauge.validate import check_record
@@ -228,6 +228,19 @@ def test_a_firmware_that_does_not_fit_names_the_region_and_the_overflow() -> Non
     assert build_failure(proc) == "/usr/bin/ld: region `RAM' overflowed by 2296 bytes"
 
 
+def test_each_profile_has_its_firmware_folder(tmp_path: Path, monkeypatch: Any) -> None:
+    assert board_folder("mps2-an385") == "mps2-an385"  # checked: where it always was
+    assert board_folder("mps2-an385", "lean") == "mps2-an385-lean"
+    for folder in ("mps2-an385", "mps2-an385-lean"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "rtgauge-fw.elf").write_bytes(b"")
+    monkeypatch.setenv("RTGAUGE_FIRMWARE_DIR", str(tmp_path))
+    assert find_firmware(None, profile="lean") == tmp_path / "mps2-an385-lean" / "rtgauge-fw.elf"
+    assert find_firmware(None) == tmp_path / "mps2-an385" / "rtgauge-fw.elf"
+    with pytest.raises(UsageError, match="unknown profile"):
+        find_firmware(None, profile="fast")
+
+
 def test_the_factory_knows_the_board_and_its_options() -> None:
     from rtgauge.cli.main import parser
     from rtgauge.targets import registry
@@ -248,6 +261,14 @@ def test_the_factory_knows_the_board_and_its_options() -> None:
     unknown = parser().parse_args(["run", "--target", "freertos-qemu", "--board", "nope"])
     with pytest.raises(UsageError, match="--board 'nope': unknown board"):
         registry.make_target("freertos-qemu", unknown)
+    assert described["profile"] == "checked"  # the default
+    lean = parser().parse_args(["run", "--target", "freertos-qemu", "--profile", "lean"])
+    assert registry.make_target("freertos-qemu", lean).describe()["profile"] == "lean"
+    typo = parser().parse_args(["run", "--target", "freertos-qemu", "--profile", "fast"])
+    with pytest.raises(
+        UsageError, match="--profile 'fast': unknown profile \(profiles: checked, lean\)"
+    ):
+        registry.make_target("freertos-qemu", typo)
     silicon = parser().parse_args(["run", "--target", "freertos-qemu", "--board", "nucleo-f401re"])
     with pytest.raises(UsageError, match="no QEMU machine models it"):
         registry.make_target("freertos-qemu", silicon)

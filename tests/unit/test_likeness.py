@@ -17,6 +17,8 @@ from rtgauge.analysis.ratings import load_criteria
 from rtgauge.model import bundle_from_records
 from rtgauge.report.compare_report import compare_report
 from rtgauge.report.formats import EXPORTERS
+from rtgauge.report.run_report import system_table
+from rtgauge.report.summary import summary_text
 from rtgauge.run import Run
 
 
@@ -98,6 +100,37 @@ def test_each_difference_is_one_line(sample_records: list[dict[str, Any]]) -> No
     guest.bundle.target = {"kind": "qemu", "accel": "kvm"}
     (target,) = unlike([a, Run.of(guest.bundle)], ["A", "B"])
     assert target == "runs differ in target: local (A); qemu (kvm) (B)"
+
+
+def firmware(profile: str | None) -> Any:
+    def change(recs: list[dict[str, Any]]) -> None:
+        recs[0]["rtos"] = {"name": "FreeRTOS"} | ({"profile": profile} if profile else {})
+
+    return change
+
+
+def test_firmware_built_with_another_profile_is_said(
+    sample_records: list[dict[str, Any]],
+) -> None:
+    checked = run(sample_records, change=firmware("checked"))
+    lean = run(sample_records, change=firmware("lean"))
+    assert unlike([checked, lean], ["A", "B"]) == [
+        "runs differ in firmware profile: checked (A); lean (B)"
+    ]
+    assert unlike([checked, run(sample_records, change=firmware("checked"))], ["A", "B"]) == []
+    older = run(sample_records, change=firmware(None))  # a record from before profiles
+    assert unlike([older, lean], ["A", "B"]) == [
+        "runs differ in firmware profile: not recorded (A); lean (B)"
+    ]
+    assert unlike([run(sample_records), run(sample_records)]) == []  # Linux: none said
+    report = compare_report([AnalysedRun.of(checked), AnalysedRun.of(lean)], load_criteria())
+    for fmt in ("md", "text", "html"):
+        assert "runs differ in firmware profile: checked" in EXPORTERS[fmt].render(report), fmt
+    # The run's own header names it: the first line and the system table.
+    assert "profile=lean" in summary_text(AnalysedRun.of(lean)).splitlines()[0]
+    assert "profile=" not in summary_text(AnalysedRun.of(run(sample_records)))
+    table = system_table(lean.system)
+    assert ["firmware profile", "lean"] in [[c.text for c in row] for row in table.rows]
 
 
 def test_compare_names_alike_runs_and_warns(sample_records: list[dict[str, Any]]) -> None:

@@ -37,12 +37,25 @@ void board_isr_irq_timer(void)
     board_isr_exit(BOARD_ISR_IRQ_TIMER);
 }
 
-/* The counter is read on every tick, so no 32-bit wrap goes unseen. */
+/* The counter is read on every tick, so no 32-bit wrap goes unseen; that
+ * read is kept as the tick's instant (board_tick_instant). */
+static volatile uint64_t tick_clock;
+
+uint64_t board_tick_instant(void)
+{
+    uint64_t a, b;
+    do { /* a 64-bit load is two: read again if the tick came between */
+        a = tick_clock;
+        b = tick_clock;
+    } while (a != b);
+    return a;
+}
+
 void SysTick_Handler(void);
 void SysTick_Handler(void)
 {
     board_isr_enter(BOARD_ISR_TICK);
-    (void)board_clock_ticks();
+    tick_clock = board_clock_ticks();
     board_os_tick();
     board_isr_exit(BOARD_ISR_TICK);
 }

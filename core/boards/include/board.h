@@ -76,6 +76,9 @@ uint32_t board_clock_hz(void);
 const volatile uint32_t *board_clock_raw(uint32_t *xor);
 const char *board_clock_name(void);
 bool board_clock_is_cycle_counter(void);
+/* isr.c: the measuring clock's count (board_clock_ticks) read by the
+ * latest OS tick, as it entered its handler; 0 before the first. */
+uint64_t board_tick_instant(void);
 
 /* isr.c: every interrupt the firmware owns enters and leaves in that one
  * file (board_isr.h names the hooks): the IRQ-P-LAT timer, calling fn(arg)

@@ -11,6 +11,7 @@
 #include "rtg/osal.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "common/tick_period.h"
 #include "thr_perf.h"
 
 struct bkg_state {
@@ -24,15 +25,15 @@ struct bkg_state {
 static void *bkg_measured(void *arg)
 {
     struct bkg_state *s = arg;
-    uint64_t next = rtg_mono_ns() + s->period_ns;
+    uint64_t next = rtg_tick_deadline(rtg_mono_ns() + s->period_ns);
     for (int64_t i = 0; i < s->loops && !rtg_stop_requested(); i++) {
         rtg_sleep_until(next);
         uint64_t now = rtg_mono_ns();
         rtg_metric_interval(s->m, next, now, rtg_test_elapsed_ns(s->ctx));
         /* An absolute schedule: periods overrun are counted, not forgotten */
-        next += s->period_ns;
+        next = rtg_tick_deadline(next + s->period_ns);
         while (next <= now) {
-            next += s->period_ns;
+            next = rtg_tick_deadline(next + s->period_ns);
             s->skipped++;
         }
     }
@@ -56,7 +57,8 @@ static int bkg_run(struct rtg_ctx *ctx)
     rtg_thr_note_no_rt(ctx);
     int nproc = (int)rtg_opt_int(ctx, "processes");
     struct bkg_state s = {.ctx = ctx, .loops = rtg_opt_int(ctx, "loops"),
-                          .period_ns = (uint64_t)rtg_opt_int(ctx, "period_us") * NS_PER_US};
+                          .period_ns = rtg_tick_adapt(
+                              ctx, "period", (uint64_t)rtg_opt_int(ctx, "period_us") * NS_PER_US)};
     struct rtg_metric *idle = rtg_metric_new(ctx, "thread.wake.idle");
     struct rtg_metric *busy = rtg_metric_new(ctx, "thread.wake.background");
     int *cpus = malloc((size_t)nproc * sizeof *cpus);

@@ -11,6 +11,7 @@
 #include "rtg/osal.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "common/tick_period.h"
 #include "thr_perf.h"
 
 struct pre_state {
@@ -67,9 +68,9 @@ static void *pre_high_timer(void *arg)
         /* The schedule stays absolute: a late wake-up is measured from the
          * expiry it served, and the periods it overran are counted, not
          * hidden by restarting from the late wake time. */
-        next += s->period_ns;
+        next = rtg_tick_deadline(next + s->period_ns);
         while (next <= now) {
-            next += s->period_ns;
+            next = rtg_tick_deadline(next + s->period_ns);
             s->skipped++;
         }
         s->deadline = next;
@@ -82,11 +83,20 @@ static void *pre_high_timer(void *arg)
 /* The low thread is running at every expiry, but only from a lead time
  * before it until the high thread has taken its sample: busy all the time,
  * it would be stopped by RT throttling (950 ms per s) and show as a 50 ms
- * "preemption". */
+ * "preemption". On a tick, its own sleep ends on a tick too: it wakes a
+ * tick ahead, else it would wake with the high thread, not be running. */
+static uint64_t pre_lead_ns(uint64_t period_ns)
+{
+    uint32_t hz = rtg_wait_tick_hz();
+    if (hz)
+        return 1000000000u / hz;
+    return period_ns / 4 < 100 * NS_PER_US ? period_ns / 4 : 100 * NS_PER_US;
+}
+
 static void *pre_low_busy(void *arg)
 {
     struct pre_state *s = arg;
-    uint64_t lead = s->period_ns / 4 < 100 * NS_PER_US ? s->period_ns / 4 : 100 * NS_PER_US;
+    uint64_t lead = pre_lead_ns(s->period_ns);
     while (!atomic_load(&s->done) && !rtg_stop_requested()) {
         int seen = atomic_load(&s->seq);
         uint64_t d = s->deadline;
@@ -126,7 +136,9 @@ static int pre_run(struct rtg_ctx *ctx)
     struct pre_state s = {.ctx = ctx,
                           .loops = rtg_opt_int(ctx, "loops"),
                           .timer_loops = rtg_opt_int(ctx, "timer_loops"),
-                          .period_ns = (uint64_t)rtg_opt_int(ctx, "period_us") * NS_PER_US};
+                          .period_ns = rtg_tick_adapt(
+                              ctx, "timer_period",
+                              (uint64_t)rtg_opt_int(ctx, "period_us") * NS_PER_US)};
     s.m_sem = rtg_metric_with_blocks(rtg_metric_new(ctx, "thread.preempt.sem"));
     s.m_timer = rtg_metric_with_blocks(rtg_metric_new(ctx, "thread.preempt.timer"));
     if (!s.m_sem || !s.m_timer)
@@ -139,7 +151,7 @@ static int pre_run(struct rtg_ctx *ctx)
         return rtg_fail_error(ctx, "sem_init: %s", strerror(rc));
     rc = pre_pair(ctx, &s, pre_high_sem, pre_low_sem);
     atomic_init(&s.seq, 0);
-    s.deadline = rtg_mono_ns() + 5 * NS_PER_MS;
+    s.deadline = rtg_tick_deadline(rtg_mono_ns() + 5 * NS_PER_MS);
     if (!rc && !rtg_stop_requested())
         rc = pre_pair(ctx, &s, pre_high_timer, pre_low_busy);
     rtg_sem_destroy(&s.sem);

@@ -9,6 +9,7 @@
 #include "rtg/osal.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "common/tick_period.h"
 #include "tmr_wake.h"
 
 struct cpu_run {
@@ -27,7 +28,8 @@ static void on_sample(void *arg, uint64_t expiry_ns, uint64_t wake_ns)
 static int run(struct rtg_ctx *ctx)
 {
     size_t ncpu = rtg_cpu_count(ctx);
-    uint64_t period = (uint64_t)rtg_opt_int(ctx, "period_us") * 1000u;
+    uint64_t period =
+        rtg_tick_adapt(ctx, "period", (uint64_t)rtg_opt_int(ctx, "period_us") * 1000u);
     uint64_t loops = (uint64_t)rtg_opt_int(ctx, "duration_ms") * 1000000u / period;
     int variant = rtg_wake_parse(rtg_opt_enum(ctx, "variant"));
     if (variant < 0)

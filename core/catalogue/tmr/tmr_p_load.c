@@ -9,6 +9,7 @@
 #include "rtg/osal.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "common/tick_period.h"
 #include "tmr_calc.h"
 #include "tmr_wake.h"
 
@@ -151,7 +152,8 @@ static void emit_info(struct rtg_ctx *ctx, const struct load_run *r, int n_done,
 
 static int run(struct rtg_ctx *ctx)
 {
-    uint64_t period = (uint64_t)rtg_opt_int(ctx, "period_us") * 1000u;
+    uint64_t period =
+        rtg_tick_adapt(ctx, "period", (uint64_t)rtg_opt_int(ctx, "period_us") * 1000u);
     uint64_t phase_ns = (uint64_t)rtg_opt_int(ctx, "phase_ms") * 1000000u;
     enum rtg_load_tool tool =
         strcmp(rtg_opt_enum(ctx, "load_tool"), "stress-ng") == 0 ? RTG_LOAD_STRESS_NG : RTG_LOAD_BUILTIN;

@@ -8,6 +8,7 @@
 #include "rtg/osal_timer.h"
 #include "rtg/test.h"
 #include "common/catalogue.h"
+#include "common/tick_period.h"
 
 static const char *const names[RTG_WAKE_VARIANTS] = {"clock_nanosleep", "nanosleep", "posix_timer",
                                                      "timerfd",         "select",    "poll"};
@@ -88,7 +89,8 @@ void *rtg_wake_loop(void *arg)
     struct rtg_waker *w = arg;
     if (w->variant == RTG_WAKE_POSIX_TIMER || w->variant == RTG_WAKE_TIMERFD)
         return timer_loop(w);
-    uint64_t next = w->start_ns;
+    /* On a tick the sleeps end on one: the deadlines are put there. */
+    uint64_t next = rtg_tick_deadline(w->start_ns);
     for (uint64_t i = 0; !done(w, i, next); i++) {
         int rc = rel_sleep(w->variant, next);
         if (rc == EINTR)
@@ -101,9 +103,9 @@ void *rtg_wake_loop(void *arg)
         uint64_t now = rtg_mono_ns();
         w->sample(w->arg, next, now); /* an early wake-up is a negative interval */
         w->samples++;
-        next += w->period_ns;
+        next = rtg_tick_deadline(next + w->period_ns);
         while (next <= now) { /* the schedule stays absolute: periods overrun are missed */
-            next += w->period_ns;
+            next = rtg_tick_deadline(next + w->period_ns);
             w->missed++;
         }
     }

@@ -83,6 +83,14 @@ int rtg_sleep_until(uint64_t abs_mono_ns); /* absolute, EINTR retried */
 /* Absolute sleep that returns EINTR when a signal (a stop request) comes. */
 int rtg_sleep_until_intr(uint64_t abs_mono_ns);
 int rtg_sleep_ns(uint64_t ns);              /* relative */
+/* The tick the port's sleeps and timed waits are served on: its rate in
+ * Hz, or 0 where they are high resolution (Linux's hrtimers). On a tick,
+ * a wait ends on the first tick at or after its deadline: a period that
+ * is not a whole number of ticks cannot be kept (common/tick_period.h). */
+uint32_t rtg_wait_tick_hz(void);
+/* The tick instant (CLOCK_MONOTONIC ns) nearest to t where the waits are
+ * served on a tick, so that a deadline falls on one; t itself otherwise. */
+uint64_t rtg_wait_tick_nearest(uint64_t t);
 enum rtg_clock_id { RTG_CLK_MONOTONIC, RTG_CLK_MONOTONIC_RAW, RTG_CLK_REALTIME, RTG_CLK_BOOTTIME };
 /* One read of a system clock in ns; ENOTSUP when the OS lacks it. */
 int rtg_clock_read_ns(enum rtg_clock_id id, uint64_t *ns);

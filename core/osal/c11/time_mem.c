@@ -40,6 +40,11 @@ static int sleep_until(uint64_t abs_mono_ns, bool retry)
     }
 }
 
+/* thrd_sleep asks for ns: a tick, if the OS below has one, is not known
+ * to ISO C, so the waits are taken as high resolution. */
+uint32_t rtg_wait_tick_hz(void) { return 0; }
+uint64_t rtg_wait_tick_nearest(uint64_t t) { return t; }
+
 int rtg_sleep_until(uint64_t abs_mono_ns) { return sleep_until(abs_mono_ns, true); }
 int rtg_sleep_until_intr(uint64_t abs_mono_ns) { return sleep_until(abs_mono_ns, false); }
 int rtg_sleep_ns(uint64_t ns) { return rtg_sleep_until(rtg_mono_ns() + ns); }

@@ -154,8 +154,8 @@ int rtg_isolate_run(const struct rtg_isolated_test *t, double bound_s,
     fault_name = NULL;
     current = j;
     /* Created below the watchdog; the body then sets the test priority. */
-    struct rtg_thread_attr a = {.policy = RTG_SCHED_FIFO, .prio = 98, .cpu = 0,
-                                .stack_size = RTG_FR_TEST_STACK};
+    struct rtg_thread_attr a = {.policy = RTG_SCHED_FIFO, .prio = RTG_FR_FIFO_MAX - 1,
+                                .cpu = 0, .stack_size = RTG_FR_TEST_STACK};
     rtg_thread_t th;
     if (rtg_fr_thread_create_exact(&th, &a, job_main, j)) {
         current = NULL;

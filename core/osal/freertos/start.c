@@ -11,7 +11,7 @@ static void (*runner_body)(void);
 static void runner_task(void *arg)
 {
     (void)arg;
-    rtg_fr_adopt_self(RTG_SCHED_FIFO, 99);
+    rtg_fr_adopt_self(RTG_SCHED_FIFO, RTG_FR_FIFO_MAX);
     rtg_fr_stacks_adopt_runner(xTaskGetCurrentTaskHandle());
     runner_body();
     board_exit(3); /* the body ends the board itself */

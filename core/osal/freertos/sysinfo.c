@@ -131,7 +131,8 @@ static void host_facts(struct rtg_sys_host *h)
     rtg_sys_text_set(&h->os_pretty_name,
                      "FreeRTOS-Kernel " tskKERNEL_VERSION_NUMBER " (" PORT_NAME ")");
     rtg_sys_text_set(&h->release, tskKERNEL_VERSION_NUMBER);
-    rtg_sys_text_set(&h->version, "port " PORT_NAME ", heap_5, tick 1000 Hz");
+    rtg_sys_text_set(&h->version,
+                     "port " PORT_NAME ", heap_5, tick 1000 Hz, profile " RTG_PROFILE_NAME);
     rtg_sys_text_set(&h->machine, BOARD_CPU);
 }
 
@@ -181,6 +182,7 @@ static void rtos_facts(struct rtg_sys_extra *x)
     rtg_sys_extra_text(x, "rtos.cpu", BOARD_CPU);
     rtg_sys_extra_int(x, "rtos.cpu_clock_hz", configCPU_CLOCK_HZ);
     rtg_sys_extra_int(x, "rtos.tick_rate_hz", configTICK_RATE_HZ);
+    rtg_sys_extra_text(x, "rtos.profile", RTG_PROFILE_NAME);
     rtg_sys_extra_text(x, "rtos.heap", "heap_5");
     rtg_sys_extra_uint(x, "rtos.heap_bytes", rtg_fr_heap_total());
     rtg_sys_extra_text(x, "rtos.malloc", "pvPortMalloc / vPortFree (heap_5)");
@@ -195,6 +197,9 @@ static void rtos_facts(struct rtg_sys_extra *x)
     rtg_sys_extra_int(x, "rtos.config.configCHECK_FOR_STACK_OVERFLOW",
                       configCHECK_FOR_STACK_OVERFLOW);
     rtg_sys_extra_int(x, "rtos.config.configUSE_TRACE_FACILITY", configUSE_TRACE_FACILITY);
+    rtg_sys_extra_int(x, "rtos.config.configUSE_TICK_HOOK", configUSE_TICK_HOOK);
+    rtg_sys_extra_int(x, "rtos.config.configUSE_NEWLIB_REENTRANT", configUSE_NEWLIB_REENTRANT);
+    rtg_sys_extra_int(x, "rtos.config.configTICK_RATE_HZ", configTICK_RATE_HZ);
     rtg_sys_extra_int(x, "rtos.config.configGENERATE_RUN_TIME_STATS",
                       configGENERATE_RUN_TIME_STATS);
     rtg_sys_extra_int(x, "rtos.config.configUSE_TICKLESS_IDLE", configUSE_TICKLESS_IDLE);
@@ -206,9 +211,15 @@ static void rtos_facts(struct rtg_sys_extra *x)
     rtg_sys_extra_add(x, "rtos.config.configTIMER_TASK_PRIORITY", RTG_FACT_NULL);
 #endif
     rtg_sys_extra_int(x, "rtos.config.portUSING_MPU_WRAPPERS", portUSING_MPU_WRAPPERS);
+#if RTG_PROFILE_LEAN
+    rtg_sys_extra_text(x, "rtos.priority_map",
+                       "SCHED_OTHER -> 1; SCHED_FIFO/SCHED_RR level p (1..30) -> p + 1; the "
+                       "watchdog (30) -> 31, the highest; idle 0");
+#else
     rtg_sys_extra_text(x, "rtos.priority_map",
                        "SCHED_OTHER -> 1; SCHED_FIFO/SCHED_RR level p (1..99) -> p + 1; the "
                        "watchdog (99) -> 100, the highest; idle 0");
+#endif
     rtg_sys_extra_text(x, "rtos.round_robin", "per task by the OSAL's tick hook (time slicing off)");
     rtg_sys_extra_num(x, "rtos.rr_slice_ns", (double)rr_ns);
     rtg_sys_extra_text(x, "rtos.interrupt_source", board_irq_timer_name);

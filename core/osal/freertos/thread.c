@@ -105,7 +105,7 @@ static void trampoline(void *p)
 static int create(rtg_thread_t *out, const struct rtg_thread_attr *a, rtg_thread_fn fn, void *arg,
                   bool capped)
 {
-    if (a->policy != RTG_SCHED_OTHER && (a->prio < 1 || a->prio > 99))
+    if (a->policy != RTG_SCHED_OTHER && (a->prio < 1 || a->prio > RTG_FR_FIFO_MAX))
         return EINVAL;
     if (a->cpu > 0)
         return EINVAL; /* one CPU */
@@ -200,7 +200,7 @@ int rtg_thread_set_sched(rtg_thread_t t, enum rtg_policy policy, int prio)
 {
     if (!t)
         return ESRCH;
-    if (policy != RTG_SCHED_OTHER && (prio < 1 || prio > 99))
+    if (policy != RTG_SCHED_OTHER && (prio < 1 || prio > RTG_FR_FIFO_MAX))
         return EINVAL;
     t->policy = policy;
     t->prio = policy == RTG_SCHED_OTHER ? 0 : prio;
@@ -229,7 +229,10 @@ void rtg_thread_yield(void) { taskYIELD(); }
 int rtg_pin_self(int cpu) { return cpu == 0 || cpu == -1 ? 0 : EINVAL; }
 
 int rtg_prio_min(enum rtg_policy policy) { return policy == RTG_SCHED_OTHER ? 0 : 1; }
-int rtg_prio_max(enum rtg_policy policy) { return policy == RTG_SCHED_OTHER ? 0 : 99; }
+int rtg_prio_max(enum rtg_policy policy)
+{
+    return policy == RTG_SCHED_OTHER ? 0 : RTG_FR_FIFO_MAX;
+}
 
 int rtg_rr_interval_ns(uint64_t *ns)
 {

@@ -45,6 +45,22 @@ TickType_t rtg_fr_ticks_until(uint64_t deadline_ns)
     return t > portMAX_DELAY - 1 ? portMAX_DELAY - 1 : (TickType_t)t;
 }
 
+uint32_t rtg_wait_tick_hz(void) { return configTICK_RATE_HZ; }
+
+/* From the latest tick's instant, whole ticks back or forth: the tick's
+ * instants are its handler's reads of the measuring clock. */
+uint64_t rtg_wait_tick_nearest(uint64_t t)
+{
+    uint64_t raw = board_tick_instant();
+    if (raw == 0)
+        return t; /* no tick yet: the scheduler has not started */
+    uint64_t last = board_clock_ticks_ns(raw);
+    if (t >= last)
+        return last + (t - last + NS_PER_TICK / 2) / NS_PER_TICK * NS_PER_TICK;
+    uint64_t back = (last - t + NS_PER_TICK / 2) / NS_PER_TICK * NS_PER_TICK;
+    return back > last ? last % NS_PER_TICK : last - back;
+}
+
 /* Periodic wake-ups: xTaskDelayUntil from the current tick. A stop
  * request ends an interruptible sleep: the watchdog aborts every task's
  * delay (rtg_fr_abort_delays) after setting the stop flag. */

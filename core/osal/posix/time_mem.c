@@ -20,6 +20,10 @@ static struct timespec to_ts(uint64_t ns)
     return ts;
 }
 
+/* Sleeps and timed waits are hrtimers: no tick to round to. */
+uint32_t rtg_wait_tick_hz(void) { return 0; }
+uint64_t rtg_wait_tick_nearest(uint64_t t) { return t; }
+
 int rtg_sleep_until(uint64_t abs_mono_ns)
 {
     struct timespec ts = to_ts(abs_mono_ns);

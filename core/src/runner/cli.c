@@ -152,7 +152,10 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
     memset(cfg, 0, sizeof *cfg);
     cfg->mode = RTG_MODE_RUN;
     cfg->scale = 1.0;
-    cfg->prio = 95;
+    /* 95, or below the watchdog's level where the OS offers fewer (a lean
+     * FreeRTOS firmware: 1..30). */
+    int fifo_max = rtg_prio_max(RTG_SCHED_FIFO);
+    cfg->prio = fifo_max > 96 || fifo_max < 2 ? 95 : fifo_max - 1;
     cfg->explain = (struct rtg_explain_config){.keep = 3,
                                                .figures = RTG_TRACE_SLOTS_MAX - RTG_TRACE_KEEP_MAX,
                                                .lookback_ns = 1000000u,

@@ -4,7 +4,8 @@ said before their figures are put side by side (compare) or in a row
 
 Runs whose tests measured for a different time, gathered very different
 numbers of samples, ran with other options, one `--quick` and one not, with
-another probe version or on another kind of target, may differ for that
+another probe version, on another kind of target or on firmware built with
+another profile (its kernel's checks on or off), may differ for that
 reason alone: a maximum over 1,000 wake-ups is not a maximum over 10,000.
 Each such difference is one line; none stops a comparison.
 """
@@ -46,6 +47,20 @@ def target_of(r: Run) -> str:
     out = t.kind + (f":{t.place}" if t.place else "")
     extra = [x for x in (t.accel, t.name if t.kind == "ssh" else None) if x]
     return out + (f" ({', '.join(extra)})" if extra else "")
+
+
+def profile_of(r: Run) -> str | None:
+    """The firmware's build profile (FreeRTOS: checked or lean), None where no
+    run of the comparison records one (Linux)."""
+    return r.system.profile
+
+
+def _profiles(runs: list[Run], names: list[str]) -> list[str]:
+    said = [profile_of(r) for r in runs]
+    if not any(said):
+        return []
+    pairs = [(p or "not recorded", n) for p, n in zip(said, names, strict=True)]
+    return _same_for_all("firmware profile", pairs)
 
 
 def _spread(pairs: list[tuple[str, str]]) -> str:
@@ -156,4 +171,5 @@ def unlike(runs: list[Run], names: list[str] | None = None) -> list[str]:
         "probe version", [(r.system.probe.version, n) for r, n in zip(runs, names, strict=True)]
     )
     out += _same_for_all("target", [(target_of(r), n) for r, n in zip(runs, names, strict=True)])
+    out += _profiles(runs, names)
     return out

@@ -89,6 +89,7 @@ def system_table(s: System, imported: ImportInfo | None = None) -> Table:
     rows = [
         ("OS", f"{s.host.os_pretty_name or s.host.os} ({s.host.machine})"),
         ("kernel", f"{s.host.release} — {s.host.version}"),
+        *([("firmware profile", s.profile)] if s.profile else []),
         (
             "preemption model",
             f"{k.preempt_model or 'unknown'}"

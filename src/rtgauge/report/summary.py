@@ -151,8 +151,9 @@ def summary_text(a: AnalysedRun) -> str:
     rtos = s.rtos or {}
     preempt = s.kernel.preempt_model or ("rtos" if rtos else "unknown")
     name = f"{term(str(rtos['name']))} " if rtos.get("name") else ""
+    profile = f"  profile={term(s.profile)}" if s.profile else ""
     lines = [
-        f"{term(s.host.hostname)}  {name}{term(s.host.release)}  preempt={preempt}"
+        f"{term(s.host.hostname)}  {name}{term(s.host.release)}  preempt={preempt}{profile}"
         f"  clock={s.clock.source}  floor={s.clock.floor_ns.mean:.0f} ns",
     ]
     lines += [f"  warning: {term(w)}" for w in s.warnings]

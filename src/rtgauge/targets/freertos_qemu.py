@@ -23,7 +23,15 @@ from rtgauge.errors import UsageError
 from rtgauge.model import Record
 from rtgauge.probe import repo_root
 from rtgauge.targets.base import Target, target_record
-from rtgauge.targets.firmware import BOARDS, DEFAULT_BOARD, board_named, find_firmware
+from rtgauge.targets.firmware import (
+    BOARDS,
+    DEFAULT_BOARD,
+    DEFAULT_PROFILE,
+    PROFILES,
+    board_named,
+    find_firmware,
+    profile_named,
+)
 from rtgauge.targets.framing import framed_bodies
 from rtgauge.targets.fw_session import BoardRun, run_boots
 
@@ -121,6 +129,7 @@ class FreeRTOSBoard(Target):
                 "labgrid lab (docs/lab.md)"
             )
         self._board = board.name
+        self._profile = profile_named(getattr(args, "profile", None) or DEFAULT_PROFILE)
         self._opts: BoardOptions | None = None
         self._run = BoardRun()
 
@@ -150,10 +159,19 @@ class FreeRTOSBoard(Target):
             help=f"the board of the FreeRTOS firmware: {', '.join(BOARDS)} "
             f"(default {DEFAULT_BOARD}; a labgrid place's board too)",
         )
+        g.add_argument(
+            "--profile",
+            metavar="PROFILE",
+            help=f"the firmware's kernel configuration: {', '.join(PROFILES)} (default "
+            f"{DEFAULT_PROFILE}: the kernel's asserts and stack checks on; lean: off, with "
+            "the port's optimised task selection; a labgrid place's board too)",
+        )
 
     def prepare(self) -> None:
         self._opts = BoardOptions(
-            firmware=find_firmware(repo_root(), self._board), icount=self._icount, board=self._board
+            firmware=find_firmware(repo_root(), self._board, profile=self._profile),
+            icount=self._icount,
+            board=self._board,
         )
 
     def run(self, probe_args: list[str]) -> Iterator[str]:
@@ -171,6 +189,7 @@ class FreeRTOSBoard(Target):
             True,  # TCG, whatever the firmware says
             False,
             board=self._board,
+            profile=self._profile,
             firmware=str(self._opts.firmware) if self._opts else None,
             accel="tcg",
             icount_shift=self._icount,

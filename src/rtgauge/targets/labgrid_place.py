@@ -27,7 +27,7 @@ from rtgauge.errors import RunError, UsageError
 from rtgauge.model import Record
 from rtgauge.probe import repo_root
 from rtgauge.targets.base import Target, target_record
-from rtgauge.targets.firmware import find_firmware
+from rtgauge.targets.firmware import DEFAULT_PROFILE, find_firmware, profile_named
 from rtgauge.targets.labgrid_link import Coordinator, coordinator_address
 from rtgauge.targets.labgrid_mcu import CONSOLES, PROBES, McuBoard, McuParts, mcu_parts
 from rtgauge.targets.ssh import SshRun, SshTarget, run_over_ssh, stop_remote
@@ -69,6 +69,7 @@ class LabgridPlace(Target):
         self._ssh_options: list[str] = list(args.ssh_option)
         self._sudo: bool = args.sudo
         self._board: str | None = getattr(args, "board", None)
+        self._profile = profile_named(getattr(args, "profile", None) or DEFAULT_PROFILE)
         self._openocd: str | None = getattr(args, "openocd", None)
         self._mcu: McuBoard | None = None  # a microcontroller board: no SSH
         self._root = root
@@ -137,7 +138,7 @@ class LabgridPlace(Target):
             console=console,
             probe=probe,
             board=board,
-            firmware=find_firmware(self._root, board),
+            firmware=find_firmware(self._root, board, profile=self._profile),
             openocd_config=self._root / "core" / "boards" / board / "openocd.cfg",
             openocd=self._openocd,
         )
@@ -237,7 +238,8 @@ class LabgridPlace(Target):
         mcu: dict[str, object] = {}
         if self._mcu is not None:
             p = self._mcu.parts
-            mcu = {"board": p.board, "firmware": str(p.firmware), "console": p.console,
+            mcu = {"board": p.board, "profile": self._profile, "firmware": str(p.firmware),
+                   "console": p.console,
                    "bootstrap": f"OpenOCDDriver on {p.probe}", "boots": p.run.boots}  # fmt: skip
         return target_record(
             "labgrid",

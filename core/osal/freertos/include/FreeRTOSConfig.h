@@ -10,6 +10,22 @@
 
 #include "board_config.h"
 
+/* The firmware's profile (RTG_PROFILE, core/boards/CMakeLists.txt):
+ * "checked", the default, with the kernel's own checks on (configASSERT,
+ * stack overflow checking, the generic task selection over a level per
+ * catalogue priority); "lean", what a product ships: the checks off and
+ * the port's optimised task selection (a count-leading-zeros over a
+ * 32-bit map of the ready priorities), so at most 32 levels. The system
+ * record names it (rtos.profile) beside the values it sets. */
+#ifndef RTG_PROFILE_LEAN
+#define RTG_PROFILE_LEAN 0
+#endif
+#if RTG_PROFILE_LEAN
+#define RTG_PROFILE_NAME "lean"
+#else
+#define RTG_PROFILE_NAME "checked"
+#endif
+
 extern uint32_t board_core_hz; /* core/boards/<board>/board.c */
 #define configCPU_CLOCK_HZ (board_core_hz)
 #define configTICK_RATE_HZ 1000
@@ -18,10 +34,21 @@ extern uint32_t board_core_hz; /* core/boards/<board>/board.c */
  * RTG_SCHED_FIFO keeps it until it blocks or yields. Round robin is given
  * per task by the OSAL's tick hook (thread.c), one slice = RTG_FR_RR_TICKS. */
 #define configUSE_TIME_SLICING 0
+#if RTG_PROFILE_LEAN
+#define configUSE_PORT_OPTIMISED_TASK_SELECTION 1
+/* 0 idle, 1 the catalogue's SCHED_OTHER, 2..31 its FIFO/RR levels 1..30
+ * (30 is the watchdog's, the default test level 29): the OSAL offers
+ * SCHED_FIFO 1..30 here (thread.c), one FreeRTOS level per catalogue
+ * level still. */
+#define configMAX_PRIORITIES 32
+#else
 #define configUSE_PORT_OPTIMISED_TASK_SELECTION 0
 /* 0 idle, 1 the catalogue's SCHED_OTHER, 2..100 its FIFO/RR levels 1..99
  * (99 is the watchdog's): one FreeRTOS level per catalogue level. */
 #define configMAX_PRIORITIES 101
+#endif
+/* The catalogue's highest FIFO/RR level: the watchdog's. */
+#define RTG_FR_FIFO_MAX (configMAX_PRIORITIES - 2)
 #define configMINIMAL_STACK_SIZE 256
 #define configMAX_TASK_NAME_LEN 16
 #define configTICK_TYPE_WIDTH_IN_BITS TICK_TYPE_WIDTH_32_BITS
@@ -44,7 +71,7 @@ extern uint32_t board_core_hz; /* core/boards/<board>/board.c */
 
 #define configUSE_IDLE_HOOK 0
 #define configUSE_TICK_HOOK 1
-#define configCHECK_FOR_STACK_OVERFLOW 2
+#define configCHECK_FOR_STACK_OVERFLOW (RTG_PROFILE_LEAN ? 0 : 2)
 #define configUSE_MALLOC_FAILED_HOOK 0
 #define configUSE_DAEMON_TASK_STARTUP_HOOK 0
 
@@ -77,11 +104,13 @@ extern uint32_t board_core_hz; /* core/boards/<board>/board.c */
 #define INCLUDE_xTaskAbortDelay 1
 
 void rtg_fr_assert_failed(const char *file, int line);
+#if !RTG_PROFILE_LEAN
 #define configASSERT(x)                                                                            \
     do {                                                                                           \
         if (!(x))                                                                                  \
             rtg_fr_assert_failed(__FILE__, __LINE__);                                              \
     } while (0)
+#endif
 
 /* The port's handlers under the names of the boards' vector tables; the
  * tick's SysTick_Handler is the boards' own (core/boards/cortex_m/isr.c),

@@ -62,6 +62,16 @@ uint64_t board_clock_ticks(void)
     return t;
 }
 
+uint32_t board_clock_low(void) { return read_low(); }
+
+/* low is at most one wrap behind the count now: the difference of the
+ * low halves is the whole difference. */
+uint64_t board_clock_extend(uint32_t low)
+{
+    uint64_t now = board_clock_ticks();
+    return now - (uint32_t)((uint32_t)now - low);
+}
+
 /* Exact for any count: whole seconds, then the rest (below 2^32 ticks,
  * so its product with 1e9 stays below 2^62). */
 uint64_t board_clock_ticks_ns(uint64_t t)

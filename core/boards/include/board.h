@@ -28,7 +28,9 @@ int board_uart_getc(void);
  * board_timer_counter_hz. The measuring clock falls back to it where the
  * core has no cycle counter that counts (core/boards/cortex_m/clock.c). */
 void board_timer_counter_start(void);
-uint32_t board_timer_counter_read(void);
+/* Its count register, read by the clock directly (one load); *flip: the
+ * mask its value is XORed with to count up (all ones if it counts down). */
+volatile uint32_t *board_timer_counter_reg(uint32_t *flip);
 extern uint32_t board_timer_counter_hz;
 extern const char board_timer_counter_name[];
 

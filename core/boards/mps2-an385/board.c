@@ -62,7 +62,11 @@ void board_timer_counter_start(void)
     TIMER1->ctrl = 1; /* enable, no interrupt */
 }
 
-uint32_t board_timer_counter_read(void) { return ~TIMER1->value; }
+volatile uint32_t *board_timer_counter_reg(uint32_t *flip)
+{
+    *flip = 0xFFFFFFFFu; /* it counts down */
+    return &TIMER1->value;
+}
 
 /* TIMER0 counts down to 0 and interrupts as it reloads: a count of N is
  * N + 1 ticks, so both are loaded less one. It counts from the store that

@@ -76,7 +76,11 @@ void board_timer_counter_start(void)
     t->cr1 = TIM_CR1_CEN;
 }
 
-uint32_t board_timer_counter_read(void) { return STM32_TIM5->cnt; }
+volatile uint32_t *board_timer_counter_reg(uint32_t *flip)
+{
+    *flip = 0;
+    return &STM32_TIM5->cnt;
+}
 
 static uint64_t to_clock(uint32_t ticks)
 {

@@ -78,6 +78,34 @@ uint64_t board_clock_ticks(void)
 
 uint32_t board_clock_low(void) { return read_low(); }
 
+/* The clock's load and the store, adjacent instructions with interrupts
+ * masked: the count is the store's instant to one instruction. */
+uint64_t board_clock_stamped_store(volatile uint32_t *reg, uint32_t value)
+{
+    uint32_t primask = board_irq_mask(), raw;
+    __asm__ volatile("board_clock_read_%=:\n\tldr %0, [%1]\n\tstr %2, [%3]"
+                     : "=&r"(raw)
+                     : "r"(clk.reg), "r"(value), "r"(reg)
+                     : "memory");
+    board_irq_restore(primask);
+    return board_clock_extend(raw ^ clk.flip);
+}
+
+/* From the clock's load to the store: an XOR, a subtraction and a
+ * division, so a timer re-armed this way fires that late (4 instructions). */
+void board_clock_store_left(volatile uint32_t *reg, uint32_t due, uint32_t per)
+{
+    uint32_t primask = board_irq_mask(), now, left;
+    __asm__ volatile("board_clock_read_%=:\n\tldr %0, [%2]\n\teor %0, %0, %3\n\t"
+                     "sub %1, %4, %0\n\tudiv %1, %1, %5\n\tstr %1, [%6]"
+                     : "=&r"(now), "=&r"(left)
+                     : "r"(clk.reg), "r"(clk.flip), "r"(due), "r"(per), "r"(reg)
+                     : "memory");
+    if ((int32_t)(due - now) < (int32_t)per)
+        *reg = 1u; /* due, or past: at once */
+    board_irq_restore(primask);
+}
+
 /* low is at most one wrap behind the count now: the difference of the
  * low halves is the whole difference. */
 uint64_t board_clock_extend(uint32_t low)

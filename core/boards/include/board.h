@@ -37,9 +37,9 @@ extern const char board_timer_counter_name[];
 /* The timer of IRQ-P-LAT: its interrupt first ticks after the store that
  * starts it, then every period ticks (of board_irq_timer_hz), at NVIC
  * priority byte prio; 0 or EINVAL (out of its range). *started: the
- * measuring clock's count at that store (board_clock_low read next to it,
- * interrupts masked), so the expiries are known on the measuring clock and
- * not from a read made before the arming's arithmetic. Its vector is
+ * measuring clock's count at that store (board_clock_stamped_store), so
+ * the expiries are known on the measuring clock and not from a read made
+ * before the arming's arithmetic. Its vector is
  * board_isr_irq_timer (cortex_m/isr.c), which calls board_irq_timer_ack
  * first and board_irq_timer_next after the handler (the re-arming of a
  * timer model that does not run the period itself, or nothing). */
@@ -81,6 +81,13 @@ const char *board_clock_name(void);
  * 64-bit count of such a read made less than one wrap ago. */
 uint32_t board_clock_low(void);
 uint64_t board_clock_extend(uint32_t low);
+/* *reg = value, the store right after the clock's load (interrupts
+ * masked): the clock's count at that store, to one instruction. */
+uint64_t board_clock_stamped_store(volatile uint32_t *reg, uint32_t value);
+/* *reg = the clock's counts from its load until due (its low 32 bits), in
+ * units of per, stored right after that load (interrupts masked); 1 when
+ * less than one unit is left: a timer re-armed to a due time. */
+void board_clock_store_left(volatile uint32_t *reg, uint32_t due, uint32_t per);
 bool board_clock_is_cycle_counter(void);
 
 /* isr.c: every interrupt the firmware owns enters and leaves in that one

@@ -82,11 +82,7 @@ int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio, uint6
     TIMER0->value = first ? first - 1u : 0u;
     NVIC_IPR[TIMER0_IRQ] = prio;
     NVIC_ISER0 = 1u << TIMER0_IRQ;
-    uint32_t primask = board_irq_mask();
-    uint32_t at = board_clock_low();
-    TIMER0->ctrl = 1u | (1u << 3); /* enable, interrupt: the start */
-    board_irq_restore(primask);
-    *started = board_clock_extend(at);
+    *started = board_clock_stamped_store(&TIMER0->ctrl, 1u | (1u << 3)); /* enable, interrupt */
     return 0;
 }
 

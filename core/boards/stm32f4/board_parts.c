@@ -104,18 +104,13 @@ int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio, uint6
     NVIC_IPR[STM32_TIM2_IRQ] = prio;
     NVIC_ISER[STM32_TIM2_IRQ / 32] = 1u << (STM32_TIM2_IRQ % 32);
     t->dier = TIM_DIER_UIE;
-    uint32_t primask, at;
     if (rearm_each) {
         t->cr1 = TIM_CR1_CEN;
         period_clock = to_clock(period);
         clock_per_tick = board_clock_hz() % board_irq_timer_hz == 0
                              ? board_clock_hz() / board_irq_timer_hz
                              : 0;
-        primask = board_irq_mask();
-        at = board_clock_low();
-        t->arr = first; /* the update comes first ticks from this write */
-        board_irq_restore(primask);
-        *started = board_clock_extend(at);
+        *started = board_clock_stamped_store(&t->arr, first); /* the update: first ticks on */
         next_due = *started + to_clock(first);
         return 0;
     }
@@ -124,11 +119,7 @@ int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio, uint6
     t->egr = TIM_EGR_UG; /* counter and prescaler reloaded */
     t->cnt = 0;
     t->sr = 0;
-    primask = board_irq_mask();
-    at = board_clock_low();
-    t->cr1 = TIM_CR1_CEN;
-    board_irq_restore(primask);
-    *started = board_clock_extend(at);
+    *started = board_clock_stamped_store(&t->cr1, TIM_CR1_CEN);
     return 0;
 }
 
@@ -144,23 +135,17 @@ void board_irq_timer_halt(void)
 void board_irq_timer_ack(void) { STM32_TIM2->sr = 0; }
 
 /* After the handler, so its figure holds none of this. Under the emulator
- * the next expiry is set from a clock read a few instructions before the
- * write of ARR (the returns of the read, a subtraction and a division):
- * that much after its due time it comes, and the figure holds it (some
- * 5 instructions). With a clock that is no whole multiple of the timer's
- * a 64-bit division lies between them, and each expiry is that late. */
+ * the next expiry is set from a clock load 4 instructions before the write
+ * of ARR (board_clock_store_left): that much after its due time it comes,
+ * and the figure holds it. With a clock that is no whole multiple of the
+ * timer's a 64-bit division lies between them, and each expiry is that
+ * late. */
 void board_irq_timer_next(void)
 {
     struct stm32_tim *t = STM32_TIM2;
     if (rearm_each && clock_per_tick) {
-        next_due += period_clock;
-        uint32_t due = (uint32_t)next_due, per = clock_per_tick;
-        uint32_t primask = board_irq_mask();
-        uint32_t left = due - board_clock_low(); /* below 2^31 unless late */
-        t->arr = left / per;                     /* nothing else between read and write */
-        if ((int32_t)left < (int32_t)per)
-            t->arr = 1u; /* late: at once, the schedule kept */
-        board_irq_restore(primask);
+        next_due += period_clock; /* late: at once, the schedule kept */
+        board_clock_store_left(&t->arr, (uint32_t)next_due, clock_per_tick);
         return;
     }
     if (rearm_each) { /* a clock not a whole multiple of the timer: a division between */

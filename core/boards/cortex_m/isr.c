@@ -11,12 +11,12 @@ static void (*irq_timer_fn)(void *arg);
 static void *irq_timer_arg;
 
 int board_irq_timer_start(uint32_t first, uint32_t period, uint8_t prio, void (*fn)(void *arg),
-                          void *arg)
+                          void *arg, uint64_t *started)
 {
     board_irq_timer_halt();
     irq_timer_fn = fn;
     irq_timer_arg = arg;
-    int rc = board_irq_timer_program(first, period, prio);
+    int rc = board_irq_timer_program(first, period, prio, started);
     if (rc)
         irq_timer_fn = NULL;
     return rc;
@@ -34,6 +34,7 @@ void board_isr_irq_timer(void)
     board_irq_timer_ack();
     if (irq_timer_fn)
         irq_timer_fn(irq_timer_arg);
+    board_irq_timer_next(); /* after the handler: never inside its figure */
     board_isr_exit(BOARD_ISR_IRQ_TIMER);
 }
 

@@ -28,23 +28,27 @@ int board_uart_getc(void);
  * board_timer_counter_hz. The measuring clock falls back to it where the
  * core has no cycle counter that counts (core/boards/cortex_m/clock.c). */
 void board_timer_counter_start(void);
-uint32_t board_timer_counter_read(void);
-/* Its register, and what board_timer_counter_read XORs it with (a count
- * down reads inverted): a tracer stamps its events with it raw. */
-extern volatile uint32_t *const board_timer_counter_reg;
-extern const uint32_t board_timer_counter_xor;
+/* Its count register, read by the clock directly (one load); *flip: the
+ * mask its value is XORed with to count up (all ones if it counts down). */
+volatile uint32_t *board_timer_counter_reg(uint32_t *flip);
 extern uint32_t board_timer_counter_hz;
 extern const char board_timer_counter_name[];
 
-/* The timer of IRQ-P-LAT: its interrupt first ticks from now, then every
- * period ticks (of board_irq_timer_hz), at NVIC priority byte prio; 0 or
- * EINVAL (out of its range). Its vector is board_isr_irq_timer
- * (cortex_m/isr.c), which calls board_irq_timer_ack first. */
+/* The timer of IRQ-P-LAT: its interrupt first ticks after the store that
+ * starts it, then every period ticks (of board_irq_timer_hz), at NVIC
+ * priority byte prio; 0 or EINVAL (out of its range). *started: the
+ * measuring clock's count at that store (board_clock_stamped_store), so
+ * the expiries are known on the measuring clock and not from a read made
+ * before the arming's arithmetic. Its vector is
+ * board_isr_irq_timer (cortex_m/isr.c), which calls board_irq_timer_ack
+ * first and board_irq_timer_next after the handler (the re-arming of a
+ * timer model that does not run the period itself, or nothing). */
 extern uint32_t board_irq_timer_hz;
 extern const char board_irq_timer_name[];
-int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio);
+int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio, uint64_t *started);
 void board_irq_timer_halt(void);
 void board_irq_timer_ack(void);
+void board_irq_timer_next(void);
 
 /* ==== shared Cortex-M support (core/boards/cortex_m/) ==== */
 
@@ -75,6 +79,18 @@ uint32_t board_clock_hz(void);
  * raw value is XORed with to give the low half of board_clock_ticks. */
 const volatile uint32_t *board_clock_raw(uint32_t *xor);
 const char *board_clock_name(void);
+/* The clock's 32 bits as the hardware has them now (one load, no
+ * extension): to stamp a store next to it with interrupts masked; and the
+ * 64-bit count of such a read made less than one wrap ago. */
+uint32_t board_clock_low(void);
+uint64_t board_clock_extend(uint32_t low);
+/* *reg = value, the store right after the clock's load (interrupts
+ * masked): the clock's count at that store, to one instruction. */
+uint64_t board_clock_stamped_store(volatile uint32_t *reg, uint32_t value);
+/* *reg = the clock's counts from its load until due (its low 32 bits), in
+ * units of per, stored right after that load (interrupts masked); 1 when
+ * less than one unit is left: a timer re-armed to a due time. */
+void board_clock_store_left(volatile uint32_t *reg, uint32_t due, uint32_t per);
 bool board_clock_is_cycle_counter(void);
 /* isr.c: the measuring clock's count (board_clock_ticks) read by the
  * latest OS tick, as it entered its handler; 0 before the first. */
@@ -85,7 +101,7 @@ uint64_t board_tick_instant(void);
  * in the interrupt, and the OS tick (SysTick), calling board_os_tick,
  * which the OS layer provides. */
 int board_irq_timer_start(uint32_t first, uint32_t period, uint8_t prio, void (*fn)(void *arg),
-                          void *arg);
+                          void *arg, uint64_t *started);
 void board_irq_timer_stop(void);
 void board_isr_irq_timer(void);
 void board_os_tick(void);
@@ -102,6 +118,18 @@ __attribute__((noreturn)) void board_exit(int code);
 typedef bool (*board_fault_claim)(const char *fault, void (**resume)(void));
 void board_set_fault_handler(board_fault_claim claim);
 __attribute__((noreturn)) void board_fatal(const char *what);
+
+/* Interrupts masked (PRIMASK) and restored: around a stamped store. */
+static inline uint32_t board_irq_mask(void)
+{
+    uint32_t primask;
+    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
+    return primask;
+}
+static inline void board_irq_restore(uint32_t primask)
+{
+    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+}
 
 /* Whether the caller runs in an interrupt (IPSR not zero). */
 static inline bool board_in_isr(void)

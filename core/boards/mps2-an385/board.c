@@ -62,13 +62,17 @@ void board_timer_counter_start(void)
     TIMER1->ctrl = 1; /* enable, no interrupt */
 }
 
-uint32_t board_timer_counter_read(void) { return ~TIMER1->value; }
-volatile uint32_t *const board_timer_counter_reg = &TIMER1->value;
-const uint32_t board_timer_counter_xor = 0xFFFFFFFFu;
+volatile uint32_t *board_timer_counter_reg(uint32_t *flip)
+{
+    *flip = 0xFFFFFFFFu; /* it counts down */
+    return &TIMER1->value;
+}
 
 /* TIMER0 counts down to 0 and interrupts as it reloads: a count of N is
- * N + 1 ticks, so both are loaded less one. */
-int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio)
+ * N + 1 ticks, so both are loaded less one. It counts from the store that
+ * enables it: the measuring clock is read right before that store, with
+ * interrupts masked (*started). */
+int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio, uint64_t *started)
 {
     if (period == 0)
         return EINVAL;
@@ -78,7 +82,7 @@ int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio)
     TIMER0->value = first ? first - 1u : 0u;
     NVIC_IPR[TIMER0_IRQ] = prio;
     NVIC_ISER0 = 1u << TIMER0_IRQ;
-    TIMER0->ctrl = 1u | (1u << 3); /* enable, interrupt */
+    *started = board_clock_stamped_store(&TIMER0->ctrl, 1u | (1u << 3)); /* enable, interrupt */
     return 0;
 }
 
@@ -90,3 +94,5 @@ void board_irq_timer_halt(void)
 }
 
 void board_irq_timer_ack(void) { TIMER0->intstatus = 1; }
+
+void board_irq_timer_next(void) {} /* the timer runs the period itself */

@@ -10,9 +10,10 @@
  * update schedule the next update ARR ticks after that moment, with an
  * offset taken from the last write of its count. Under it (no RCC: an
  * emulator, stm32f4_emulated) the count is never written and each
- * interrupt sets ARR to the time left until the next expiry, so the
- * interrupts keep to the schedule; each then comes the few instructions
- * of that write after its expiry, which the service figure includes. */
+ * interrupt, after its handler, sets ARR to the time left until the next
+ * expiry, so the interrupts keep to the schedule; each then comes the few
+ * instructions between that write and its clock read after its due time
+ * (board_irq_timer_next), which the service figure includes. */
 #include <errno.h>
 
 #include "board.h"
@@ -38,6 +39,7 @@ static bool irq_first;
 static bool rearm_each;    /* the emulator's timer model: see the top */
 static uint64_t next_due;  /* the next expiry, in board_clock ticks (rearm_each) */
 static uint64_t period_clock;
+static uint32_t clock_per_tick; /* clock counts per timer tick, a whole number (else 0) */
 
 const char *board_clock_tree(void) { return clock_tree; }
 
@@ -74,9 +76,11 @@ void board_timer_counter_start(void)
     t->cr1 = TIM_CR1_CEN;
 }
 
-uint32_t board_timer_counter_read(void) { return STM32_TIM5->cnt; }
-volatile uint32_t *const board_timer_counter_reg = &STM32_TIM5->cnt;
-const uint32_t board_timer_counter_xor = 0;
+volatile uint32_t *board_timer_counter_reg(uint32_t *flip)
+{
+    *flip = 0;
+    return &STM32_TIM5->cnt;
+}
 
 static uint64_t to_clock(uint32_t ticks)
 {
@@ -84,9 +88,11 @@ static uint64_t to_clock(uint32_t ticks)
 }
 
 /* Counting up from 0, an update (the interrupt) comes as the count passes
- * ARR: first ticks, then ARR becomes period less one from the first
- * interrupt on (board_irq_timer_ack). */
-int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio)
+ * ARR: first ticks after the store that starts the count (CEN; under the
+ * emulator, the write of ARR), then ARR becomes period less one from the
+ * first interrupt on (board_irq_timer_next). The measuring clock is read
+ * right before that store, with interrupts masked (*started). */
+int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio, uint64_t *started)
 {
     if (period < 2 || first < 1)
         return EINVAL;
@@ -101,8 +107,11 @@ int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio)
     if (rearm_each) {
         t->cr1 = TIM_CR1_CEN;
         period_clock = to_clock(period);
-        next_due = board_clock_ticks() + to_clock(first);
-        t->arr = first; /* the update comes first ticks from this write */
+        clock_per_tick = board_clock_hz() % board_irq_timer_hz == 0
+                             ? board_clock_hz() / board_irq_timer_hz
+                             : 0;
+        *started = board_clock_stamped_store(&t->arr, first); /* the update: first ticks on */
+        next_due = *started + to_clock(first);
         return 0;
     }
     t->psc = 0;
@@ -110,7 +119,7 @@ int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio)
     t->egr = TIM_EGR_UG; /* counter and prescaler reloaded */
     t->cnt = 0;
     t->sr = 0;
-    t->cr1 = TIM_CR1_CEN;
+    *started = board_clock_stamped_store(&t->cr1, TIM_CR1_CEN);
     return 0;
 }
 
@@ -123,16 +132,31 @@ void board_irq_timer_halt(void)
     t->sr = 0;
 }
 
-void board_irq_timer_ack(void)
+void board_irq_timer_ack(void) { STM32_TIM2->sr = 0; }
+
+/* After the handler, so its figure holds none of this. Under the emulator
+ * the next expiry is set from a clock load 4 instructions before the write
+ * of ARR (board_clock_store_left): that much after its due time it comes,
+ * and the figure holds it. With a clock that is no whole multiple of the
+ * timer's a 64-bit division lies between them, and each expiry is that
+ * late. */
+void board_irq_timer_next(void)
 {
     struct stm32_tim *t = STM32_TIM2;
-    t->sr = 0;
-    if (rearm_each) {
+    if (rearm_each && clock_per_tick) {
+        next_due += period_clock; /* late: at once, the schedule kept */
+        board_clock_store_left(&t->arr, (uint32_t)next_due, clock_per_tick);
+        return;
+    }
+    if (rearm_each) { /* a clock not a whole multiple of the timer: a division between */
         next_due += period_clock;
-        uint64_t now = board_clock_ticks();
-        uint64_t left = next_due > now ? next_due - now : 0;
-        uint64_t ticks = left * board_irq_timer_hz / board_clock_hz();
-        t->arr = ticks ? (uint32_t)ticks : 1u; /* late: at once, the schedule kept */
+        uint32_t primask = board_irq_mask();
+        uint32_t left = (uint32_t)next_due - board_clock_low();
+        uint32_t ticks = (int32_t)left > 0
+                             ? (uint32_t)((uint64_t)left * board_irq_timer_hz / board_clock_hz())
+                             : 0;
+        t->arr = ticks ? ticks : 1u;
+        board_irq_restore(primask);
         return;
     }
     if (irq_first) {

@@ -112,12 +112,14 @@ static inline bool rtg_msg_x_pass(struct msg_xchg *x, struct rtg_msg_chan *ch, c
 }
 
 /* One send of *p on ch, stamped with the clock read right before it (a
- * figure's start), copied into buf; false, flagged, when it failed. */
+ * figure's start), copied into buf; false, flagged, when it failed. The
+ * payload is copied first: after the read only the stamp's own store. */
 static inline bool rtg_msg_x_send(struct msg_xchg *x, struct rtg_msg_chan *ch, char *buf,
                                   struct payload *p)
 {
-    p->t = rtg_clock_ticks();
     memcpy(buf, p, sizeof *p);
+    p->t = rtg_clock_ticks();
+    memcpy(buf + offsetof(struct payload, t), &p->t, sizeof p->t);
     return rtg_msg_x_pass(x, ch, buf);
 }
 

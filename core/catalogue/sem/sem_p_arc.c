@@ -64,8 +64,9 @@ static void *arc_waiter(void *arg)
 {
     struct arc_waiter *w = arg;
     struct arc *a = w->a;
+    uint64_t deadline = rtg_mono_ns() + 5000 * NS_PER_MS; /* before the stamp */
     w->t_before_p = rtg_clock_ticks();
-    w->rc = rtg_sem_wait_until(&a->sem, rtg_mono_ns() + 5000 * NS_PER_MS);
+    w->rc = rtg_sem_wait_until(&a->sem, deadline);
     w->t_woken = rtg_clock_ticks();
     int pos = atomic_fetch_add(&a->released, 1);
     w->release_pos = pos;

@@ -45,6 +45,8 @@ static void *png_b(void *arg)
         uint64_t d = rtg_clock_delta_ns(p->t_post_a, now);
         rtg_metric_ticks(p->ab, p->t_post_a, now, d, at);
         rtg_metric_ticks(p->all, p->t_post_a, now, d, at);
+        /* the next wait's deadline before the stamp: at one priority, A
+         * runs once B blocks, and the ns arithmetic is no part of it */
         deadline = rtg_mono_ns() + 1000 * NS_PER_MS;
         p->t_post_b = rtg_clock_ticks();
         rtg_sem_post(&p->to_a);
@@ -55,7 +57,7 @@ static void *png_b(void *arg)
 static void png_a(struct png *p)
 {
     for (int64_t i = 0; i < p->loops && !rtg_stop_requested(); i++) {
-        uint64_t deadline = rtg_mono_ns() + 1000 * NS_PER_MS;
+        uint64_t deadline = rtg_mono_ns() + 1000 * NS_PER_MS; /* before the stamp */
         p->t_post_a = rtg_clock_ticks();
         rtg_sem_post(&p->to_b);
         int rc = rtg_sem_wait_until(&p->to_a, deadline);

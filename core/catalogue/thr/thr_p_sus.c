@@ -29,7 +29,7 @@ static void *sus_ping_high(void *arg)
 {
     struct sus_state *s = arg;
     for (;;) {
-        uint64_t deadline = rtg_mono_ns() + SEM_TIMEOUT_NS; /* before the stamp: not timed */
+        uint64_t deadline = rtg_mono_ns() + SEM_TIMEOUT_NS; /* before the stamp */
         s->t_suspend = rtg_clock_ticks();
         int rc = rtg_sem_wait_until(&s->sem, deadline);
         uint64_t now = rtg_clock_ticks();

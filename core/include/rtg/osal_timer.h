@@ -27,6 +27,29 @@ int rtg_timer_create(struct rtg_timer **t, enum rtg_timer_mode mode, void (*fn)(
                      void *arg);
 /* First expiry at first_abs_ns, then every period_ns (0: one shot). */
 int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns);
+
+/* Where an armed timer's expiries actually fall, on rtg_mono_ns's clock:
+ * the k-th (0: the first) at first_ns + k * period_ns. armed_ns: the
+ * instant from which the arming no longer matters; an expiry before it
+ * (a set-up slower than the lead it was given) would hold the arming in
+ * its figure. POSIX: the absolute time the kernel was given, and the
+ * clock read after timer_settime returned. An RTOS: the board's timer
+ * counts from one store, and the measuring clock is read next to it
+ * (interrupts masked): the first expiry is that read plus the first count
+ * in whole ticks, the period the whole ticks it runs, and armed_ns the
+ * store; the ns arithmetic of the arming comes before it, not inside. */
+struct rtg_timer_plan {
+    uint64_t first_ns, period_ns, armed_ns;
+};
+/* rtg_timer_arm, and *plan (periodic only: period_ns > 0). */
+int rtg_timer_arm_plan(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns,
+                       struct rtg_timer_plan *plan);
+/* A HANDLER's clock read: the clock of the plan, raw and cheap, so that
+ * nothing of a conversion runs in the handler (it would delay what the
+ * handler wakes); rtg_timer_stamp_ns says it in rtg_mono_ns's ns, later.
+ * POSIX: CLOCK_MONOTONIC ns already; an RTOS: the measuring clock's count. */
+uint64_t rtg_timer_stamp(void);
+uint64_t rtg_timer_stamp_ns(uint64_t stamp);
 /* SIGWAIT and FD: blocks until the next expiry of the armed timer (so at
  * most one period for a periodic timer) or a signal (EINTR). *expirations
  * is the number of expiries it accounts for: 1 + overruns. */

@@ -81,6 +81,14 @@ int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns
     (void)t, (void)first_abs_ns, (void)period_ns;
     return ENOTSUP;
 }
+int rtg_timer_arm_plan(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns,
+                       struct rtg_timer_plan *plan)
+{
+    (void)t, (void)first_abs_ns, (void)period_ns, (void)plan;
+    return ENOTSUP;
+}
+uint64_t rtg_timer_stamp(void) { return rtg_mono_ns(); }
+uint64_t rtg_timer_stamp_ns(uint64_t stamp) { return stamp; }
 int rtg_timer_wait(struct rtg_timer *t, uint64_t *expirations)
 {
     (void)t, (void)expirations;

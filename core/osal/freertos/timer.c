@@ -47,8 +47,13 @@ int rtg_timer_create(struct rtg_timer **t, enum rtg_timer_mode mode, void (*fn)(
 }
 
 /* The first expiry rounded up to the timer's count, the period to the
- * nearest count below; the board's part says if they are out of range. */
-int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns)
+ * nearest count below; the board's part says if they are out of range.
+ * The ns arithmetic here (64-bit divisions: some 460 instructions on a
+ * Cortex-M3) comes before the store that starts the timer, and the plan
+ * is anchored at that store (board_irq_timer_program reads the clock next
+ * to it), so none of it is inside a figure. */
+int rtg_timer_arm_plan(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns,
+                       struct rtg_timer_plan *plan)
 {
     if (!t || period_ns == 0) /* one-shot: not needed by the catalogue here */
         return EINVAL;
@@ -57,10 +62,30 @@ int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns
     uint64_t period = counts(period_ns, false);
     if (period == 0 || period > UINT32_MAX || first > UINT32_MAX)
         return EINVAL;
+    first = first ? first : 1;
+    uint64_t started;
     /* the highest priority that may still call FreeRTOS's FromISR calls */
-    return board_irq_timer_start((uint32_t)(first ? first : 1), (uint32_t)period,
-                                 configMAX_SYSCALL_INTERRUPT_PRIORITY, t->fn, t->arg);
+    int rc = board_irq_timer_start((uint32_t)first, (uint32_t)period,
+                                   configMAX_SYSCALL_INTERRUPT_PRIORITY, t->fn, t->arg, &started);
+    if (rc || !plan)
+        return rc;
+    /* timer ticks as clock counts: exact when the clock's rate is a whole
+     * multiple of the timer's (every board: the same clock, or DWT at 2x) */
+    uint64_t clock_hz = board_clock_hz(), timer_hz = board_irq_timer_hz;
+    plan->armed_ns = board_clock_ticks_ns(started);
+    plan->first_ns = board_clock_ticks_ns(started + first * clock_hz / timer_hz);
+    plan->period_ns = period * 1000000000u / timer_hz;
+    return 0;
 }
+
+int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns)
+{
+    return rtg_timer_arm_plan(t, first_abs_ns, period_ns, NULL);
+}
+
+/* The handler's read: the counter, its ns after (the task's side). */
+uint64_t rtg_timer_stamp(void) { return board_clock_ticks(); }
+uint64_t rtg_timer_stamp_ns(uint64_t stamp) { return board_clock_ticks_ns(stamp); }
 
 int rtg_timer_wait(struct rtg_timer *t, uint64_t *expirations)
 {

@@ -91,6 +91,8 @@ class RunWriter:
                 raise UsageError("the probe sent a record before its system record")
             elif record["record"] == "test":
                 self.bundle.tests.append(record)
+            elif record["record"] == "interval":
+                self.bundle.intervals.append(record)
             else:
                 self.bundle.end = record
             assert self._fh is not None

@@ -213,3 +213,18 @@ def test_progress_off_a_terminal_writes_no_interval_lines() -> None:
     p = Progress(out)
     p.update(interval_record(0, {"timer.wakeup.x.cpu0": [20_000]}))
     assert out.getvalue() == ""
+
+
+def test_blocks_of_two_spans_are_compared_at_the_longer() -> None:
+    from rtgauge.analysis.tail_data import at_span, same_span
+    from rtgauge.model import Blocks
+
+    short = Blocks(100.0, 1e5, [i * 100.0 for i in range(8)], [100] * 8,
+                   [float(10 + i % 4) for i in range(8)], [i % 2 for i in range(8)])  # fmt: skip
+    long = Blocks(400.0, 1e5, [0.0, 400.0], [400, 400], [50.0, 60.0], [0, 1])
+    merged = at_span(short, 400.0)
+    assert merged.start_ms == [0.0, 400.0] and merged.count == [400, 400]
+    assert merged.maxima == [13.0, 13.0] and merged.above == [2, 2]
+    a, b = same_span(short, long)
+    assert a == merged and b == long
+    assert at_span(long, 100.0) == long  # never split: a block's samples are not kept

@@ -53,6 +53,20 @@ static void hand_over(void)
     CHECK_EQ_U(last->to_ns, 3300 * MS);
     CHECK(rtg_intervals_take(iv) == NULL);
     free(iv);
+
+    /* a figure whose first sample comes late starts at that sample's interval */
+    iv = malloc(sizeof *iv);
+    rtg_intervals_init(iv, 1000 * MS);
+    rtg_intervals_add(iv, 7, 4200 * MS);
+    rtg_intervals_add(iv, 8, 5100 * MS);
+    f = rtg_intervals_take(iv);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ_U(f->from_ns, 4000 * MS);
+        CHECK_EQ_U(f->to_ns, 5000 * MS);
+        CHECK_EQ_U(f->stats.count, 1);
+    }
+    free(iv);
 }
 
 /* Through a metric: the intervals' counts add up to the figure's, and their

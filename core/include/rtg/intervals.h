@@ -46,7 +46,11 @@ struct rtg_interval_figs *rtg_intervals_last(struct rtg_intervals *iv, uint64_t 
 static inline void rtg_intervals_add(struct rtg_intervals *iv, uint64_t ns, uint64_t at_ns)
 {
     uint64_t k = at_ns / iv->every_ns;
-    if (k > iv->live_k && atomic_load_explicit(&iv->handed, memory_order_acquire) == NULL) {
+    if (iv->live->stats.count == 0) { /* its first sample: it starts at that interval */
+        iv->live->from_ns = k * iv->every_ns;
+        iv->live_k = k;
+    } else if (k > iv->live_k &&
+               atomic_load_explicit(&iv->handed, memory_order_acquire) == NULL) {
         struct rtg_interval_figs *full = iv->live;
         full->to_ns = k * iv->every_ns;
         iv->live = full == &iv->buf[0] ? &iv->buf[1] : &iv->buf[0];

@@ -64,11 +64,10 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
     rtg_metric_init(m, name);
     if (ctx->interval_ns) { /* a duration test's figures go into its interval records */
         m->intervals = malloc(sizeof *m->intervals);
-        if (!m->intervals) {
-            free(m);
-            return NULL;
-        }
-        rtg_intervals_init(m->intervals, ctx->interval_ns);
+        if (m->intervals) /* a board short of memory measures on, without them */
+            rtg_intervals_init(m->intervals, ctx->interval_ns);
+        else
+            rtg_note(ctx, "%s: no interval records (out of memory)", name);
         rtg_mutex_lock(&ctx->metrics_lock);
     }
     int rc = add_to_list(ctx, m);

@@ -51,7 +51,7 @@ static int set_value(struct rtg_opt_value *v, const struct rtg_option *o, const 
         return 2;
     }
     if (x < o->min || x > o->max) {
-        snprintf(err, n, "--opt %s.%s: %s is outside %g..%g", id, o->key, text, o->min, o->max);
+        snprintf(err, n, "--opt %s.%s: %s is outside %.10g..%.10g", id, o->key, text, o->min, o->max);
         return 2;
     }
     v->num = x;

@@ -96,6 +96,7 @@ def test_a_killed_probe_leaves_its_intervals_and_the_report_says_so(tmp_path: Pa
             proc.kill()
             proc.communicate()
     assert proc.returncode == 3, err
+    assert "\n1 tests: 0 passed, 0 failed, 0 errors, 0 skipped, 1 interrupted" in out
     bundle = next(tmp_path.glob("*/*.json"))
     b = load_bundle(bundle)
     assert not b.complete and b.tests == [] and len(b.intervals) >= 3

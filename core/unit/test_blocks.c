@@ -113,10 +113,42 @@ static void metrics(void)
     free(plain);
 }
 
+/* A week of samples, one per 100 ms (the longest a duration test runs):
+ * the store stays within its RTG_BLOCKS_MAX blocks, the span has doubled
+ * from 100 ms until the week fits, and every sample is still counted. */
+static void a_week(void)
+{
+    struct rtg_blocks *bl = malloc(sizeof *bl);
+    rtg_blocks_init(bl, 100);
+    const uint64_t week_ns = 7ull * 24 * 3600 * 1000 * MS, step = 100 * MS;
+    uint64_t span = 100 * MS, n = 0, most = 0;
+    while (span * RTG_BLOCKS_MAX <= week_ns - step)
+        span *= 2;
+    for (uint64_t at = 0; at < week_ns; at += step, n++) {
+        rtg_blocks_add(bl, n % 1000 == 999 ? 500 : 20, at + n % 7 * MS);
+        if (bl->used > most)
+            most = bl->used;
+    }
+    CHECK(most <= RTG_BLOCKS_MAX);
+    CHECK_EQ_U(bl->span_ns, span);
+    uint64_t count = 0, above = 0, max = 0;
+    for (size_t i = 0; i < bl->used; i++) {
+        count += bl->b[i].count;
+        above += bl->b[i].above;
+        if (bl->b[i].max > max)
+            max = bl->b[i].max;
+    }
+    CHECK_EQ_U(count, n);
+    CHECK_EQ_U(above, n / 1000);
+    CHECK_EQ_U(max, 500);
+    free(bl);
+}
+
 int main(void)
 {
     by_hand();
     merging();
     metrics();
+    a_week();
     return unit_report("blocks");
 }

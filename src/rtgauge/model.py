@@ -144,6 +144,62 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class IntervalFigure:
+    """One figure's samples in one interval of a duration test (ns)."""
+
+    name: str
+    count: int
+    min: float | None
+    max: float | None
+    mean: float | None
+    p50: float | None
+    p90: float | None
+    p99: float | None
+    p99_9: float | None
+    hist: Histogram
+
+    @classmethod
+    def read(cls, d: Record) -> IntervalFigure:
+        stats = ("min", "max", "mean", "p50", "p90", "p99", "p99_9")
+        return cls(
+            name=d["name"],
+            count=d["count"],
+            hist=Histogram.read(d["hist"]),
+            **{k: d[k] for k in stats},
+        )
+
+
+@dataclass(frozen=True)
+class IntervalRecord:
+    """What a duration test wrote of one interval while it ran (schema: interval)."""
+
+    id: str
+    seq: int
+    interval_ms: float
+    planned_ms: float
+    from_ms: float
+    to_ms: float
+    figures: list[IntervalFigure]
+
+    @classmethod
+    def read(cls, d: Record) -> IntervalRecord:
+        return cls(
+            id=d["id"],
+            seq=d["seq"],
+            interval_ms=float(d["interval_ms"]),
+            planned_ms=float(d["planned_ms"]),
+            from_ms=float(d["from_ms"]),
+            to_ms=float(d["to_ms"]),
+            figures=[IntervalFigure.read(f) for f in d["figures"]],
+        )
+
+    @property
+    def worst(self) -> float | None:
+        """The highest maximum of its figures (None: no figure has samples)."""
+        return max((f.max for f in self.figures if f.max is not None), default=None)
+
+
+@dataclass(frozen=True)
 class Verdict:
     """A check against a standard. `passed` is the probe's word; a verdict
     that did not pass is a documented difference when its OS documents what
@@ -858,6 +914,8 @@ class Bundle:
     path: Path | None = None
     run_label: str | None = None  # --label: a kernel build, a board name (bundle key "label")
     imported: Record | None = None  # where an imported run came from (bundle key "import")
+    # a duration test's interval records, in the order they came (bundle key "intervals")
+    intervals: list[Record] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -888,6 +946,9 @@ class Bundle:
     def target_view(self) -> TargetInfo:
         return TargetInfo.read(self.target)
 
+    def interval_views(self) -> list[IntervalRecord]:
+        return [IntervalRecord.read(r) for r in self.intervals]
+
     def import_view(self) -> ImportInfo | None:
         return ImportInfo.read(self.imported) if self.imported else None
 
@@ -916,6 +977,15 @@ class Bundle:
         imported = data.get("import")
         if imported is not None and not isinstance(imported, dict):
             raise UsageError(f"{where}: 'import' must be an object")
+        raw_intervals = data.get("intervals", [])
+        if not isinstance(raw_intervals, list):
+            raise UsageError(f"{where}: 'intervals' must be a list")
+        intervals = [
+            check_record(r, f"{where}: intervals[{i}]") for i, r in enumerate(raw_intervals)
+        ]
+        for i, r in enumerate(intervals):
+            if r["record"] != "interval":
+                raise UsageError(f"{where}: intervals[{i}] is not an interval record")
         end = data.get("end")
         if end is not None:
             end = check_record(end, f"{where}: end")
@@ -930,6 +1000,7 @@ class Bundle:
             target=data["target"],
             run_label=run_label,
             imported=imported,
+            intervals=intervals,
         )
 
     def to_json(self) -> Record:
@@ -940,6 +1011,8 @@ class Bundle:
             extra["label"] = self.run_label
         if self.imported is not None:
             extra["import"] = self.imported
+        if self.intervals:
+            extra["intervals"] = self.intervals
         return {
             "bundle_version": BUNDLE_VERSION,
             "created_at": self.created_at,
@@ -964,6 +1037,8 @@ def bundle_from_records(records: list[Record], where: str) -> Bundle:
             raise UsageError(f"{where}: record {i} comes after the end record")
         if r["record"] == "test":
             bundle.tests.append(r)
+        elif r["record"] == "interval":
+            bundle.intervals.append(r)
         elif r["record"] == "end":
             bundle.end = r
         else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rtgauge.conditions import RunConditions, run_conditions
+from rtgauge.intervals import with_rebuilt_tests
 from rtgauge.model import Bundle, End, ImportInfo, System, TargetInfo, TestRecord
 
 
@@ -28,7 +29,9 @@ class Run:
 
     @classmethod
     def of(cls, bundle: Bundle) -> Run:
-        system, tests = bundle.system_view(), bundle.test_views()
+        system = bundle.system_view()
+        # a duration test cut short is rebuilt from its interval records
+        tests = [TestRecord.read(t) for t in with_rebuilt_tests(bundle)]
         target, imported = bundle.target_view(), bundle.import_view()
         end = bundle.end_view()
         return cls(

@@ -54,8 +54,8 @@ def check_record(record: Any, where: str) -> Record:
             f"{where}: unsupported schema_version {record.get('schema_version')!r} (this is v{SCHEMA_VERSION})"
         )
     kind = record.get("record")
-    if kind not in ("system", "test", "end"):
-        raise UsageError(f"{where}: unknown record kind {kind!r} (system, test or end)")
+    if kind not in ("system", "test", "interval", "end"):
+        raise UsageError(f"{where}: unknown record kind {kind!r} (system, test, interval or end)")
     # The deepest error is the most specific one.
     errors = sorted(_validator(kind).iter_errors(record), key=lambda e: -len(e.absolute_path))
     if errors:

@@ -262,7 +262,8 @@ static double bound(const struct rtg_ctx *ctx)
 }
 
 static const struct rtg_option options[] = {
-    {"duration_ms", RTG_OPT_INT, 5000, 600, 100, 3600000, NULL, RTG_OPT_SCALED,
+    {"duration_ms", RTG_OPT_INT, 5000, 600, 100, RTG_DURATION_MAX_MS, NULL,
+     RTG_OPT_SCALED | RTG_OPT_DURATION,
      "total time spent in the clock-reading loop"},
     {"burst_ms", RTG_OPT_INT, 200, 0, 10, 500, NULL, 0,
      "length of one busy burst (kept well under the 950 ms RT budget)"},

@@ -208,7 +208,8 @@ static double bound(const struct rtg_ctx *ctx)
 
 static const struct rtg_option options[] = {
     {"period_us", RTG_OPT_INT, 1000, 0, 50, 1000000, NULL, 0, "timer period"},
-    {"duration_ms", RTG_OPT_INT, 5000, 1000, 100, 3600000, NULL, RTG_OPT_SCALED,
+    {"duration_ms", RTG_OPT_INT, 5000, 1000, 100, RTG_DURATION_MAX_MS, NULL,
+     RTG_OPT_SCALED | RTG_OPT_DURATION,
      "how long to measure"},
 };
 

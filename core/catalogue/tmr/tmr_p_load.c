@@ -287,7 +287,8 @@ static double bound(const struct rtg_ctx *ctx)
 }
 
 static const struct rtg_option options[] = {
-    {"phase_ms", RTG_OPT_INT, 10000, 1000, 200, 3600000, NULL, RTG_OPT_SCALED,
+    {"phase_ms", RTG_OPT_INT, 10000, 1000, 200, RTG_DURATION_MAX_MS, NULL,
+     RTG_OPT_SCALED | RTG_OPT_DURATION,
      "length of each phase (idle and each load)"},
     {"period_us", RTG_OPT_INT, 1000, 0, 50, 1000000, NULL, 0, "wake-up period"},
     {"load_tool", RTG_OPT_ENUM, 0, 0, 0, 0, "builtin,stress-ng", 0,
@@ -310,4 +311,5 @@ const struct rtg_test_desc rtg_test_tmr_p_load = {
     .options = RTG_OPTIONS(options),
     .run = run,
     .bound_s = bound,
+    .duration_parts = N_PHASES,
 };

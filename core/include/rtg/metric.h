@@ -5,6 +5,7 @@
 
 #include "rtg/blocks.h"
 #include "rtg/hist.h"
+#include "rtg/intervals.h"
 #include "rtg/json.h"
 #include "rtg/stats.h"
 
@@ -32,6 +33,9 @@ struct rtg_metric {
     struct rtg_hist hist;
     struct rtg_json params; /* an object, or empty */
     struct rtg_blocks *blocks; /* the extremes in time order, or NULL (not tracked) */
+    /* The samples per interval of test time, for a long test's interval
+     * records (rtg/intervals.h), or NULL: the runner sets it up. */
+    struct rtg_intervals *intervals;
     uint64_t negative;      /* intervals that ended before they began: counted, not samples */
     /* The condition the figure's name promises did not hold while it was
      * measured (the load it is "under" never ran): why, in words, or NULL.
@@ -65,6 +69,8 @@ static inline void rtg_metric_add(struct rtg_metric *m, uint64_t ns, uint64_t at
     rtg_hist_add(&m->hist, ns);
     if (m->blocks)
         rtg_blocks_add(m->blocks, ns, at_ns);
+    if (m->intervals)
+        rtg_intervals_add(m->intervals, ns, at_ns);
 }
 /* The interval from_ns -> to_ns as a sample. One whose end stamp is
  * earlier than its reference (an early wake-up, a clock that stepped back)
@@ -113,5 +119,9 @@ static inline void rtg_metric_ticks(struct rtg_metric *m, uint64_t a, uint64_t b
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);
 /* Writes the metric object as in schema/result-v1.json. */
 void rtg_metric_emit(const struct rtg_metric *m, struct rtg_json *j);
+/* Writes one figure of an interval record (schema/result-v1.json): the
+ * samples of one interval, with percentiles from its own histogram. */
+void rtg_metric_emit_interval(const char *name, const struct rtg_interval_figs *f,
+                              struct rtg_json *j);
 
 #endif

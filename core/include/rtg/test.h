@@ -19,6 +19,11 @@ enum rtg_opt_type { RTG_OPT_INT, RTG_OPT_FLOAT, RTG_OPT_ENUM };
  * shipped probe neither lists nor accepts it, and the test sees its
  * default (the first choice, "none"). */
 #define RTG_OPT_HOOKS 2u
+/* The test's length (a duration test): --duration-ms sets it, as the whole
+ * test's length divided by the descriptor's duration_parts. */
+#define RTG_OPT_DURATION 4u
+/* The longest a duration test may measure: 7 days, a week-long sign-off. */
+#define RTG_DURATION_MAX_MS 604800000.0
 
 struct rtg_option {
     const char *key;
@@ -68,6 +73,9 @@ struct rtg_test_desc {
      * none of its figures: it explains calls (rtg_metric_explain_call), or
      * wake-ups the host does not judge against a deadline. */
     bool recorded;
+    /* A duration test (an option flagged RTG_OPT_DURATION): how many times
+     * that option's value the test measures (its phases); 0 means 1. */
+    unsigned duration_parts;
 };
 
 #define RTG_OPTIONS(arr) (arr), (sizeof(arr) / sizeof((arr)[0]))
@@ -87,6 +95,9 @@ int rtg_prio(const struct rtg_ctx *ctx);
 bool rtg_rt_ok(const struct rtg_ctx *ctx);
 /* rtg_stop_requested() (rtg/stop.h): set by SIGINT/SIGTERM or the time
  * limit; loops must check it and stop, keeping what they measured. */
+/* A duration test's planned length in ms (its RTG_OPT_DURATION option times
+ * its duration_parts); 0 for a test without one. */
+double rtg_planned_ms(const struct rtg_ctx *ctx);
 /* Nanoseconds since this test started (CLOCK_MONOTONIC). */
 uint64_t rtg_test_elapsed_ns(const struct rtg_ctx *ctx);
 

@@ -12,6 +12,7 @@ void rtg_metric_init(struct rtg_metric *m, const char *name)
     rtg_hist_init(&m->hist);
     rtg_json_init(&m->params);
     m->blocks = NULL;
+    m->intervals = NULL;
     m->negative = 0;
     m->condition_unmet = NULL;
     m->unexplained = NULL;
@@ -25,6 +26,8 @@ void rtg_metric_free(struct rtg_metric *m)
     rtg_json_free(&m->params);
     free(m->blocks);
     m->blocks = NULL;
+    free(m->intervals);
+    m->intervals = NULL;
 }
 
 int rtg_metric_track_blocks(struct rtg_metric *m, uint64_t threshold_ns)
@@ -64,14 +67,20 @@ void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b)
 
 /* A percentile is printed only when enough samples lie beyond it:
  * p99 needs 100 samples, p99.99 needs 10 000. */
+static void quantile_of(struct rtg_json *j, const char *key, const struct rtg_stats *s,
+                        const struct rtg_hist *h, double q, uint64_t min_count)
+{
+    rtg_json_key(j, key);
+    if (s->count < min_count || s->count == 0)
+        rtg_json_null(j);
+    else
+        rtg_json_uint(j, rtg_hist_quantile(h, q, s->max));
+}
+
 static void quantile(struct rtg_json *j, const char *key, const struct rtg_metric *m, double q,
                      uint64_t min_count)
 {
-    rtg_json_key(j, key);
-    if (m->stats.count < min_count || m->stats.count == 0)
-        rtg_json_null(j);
-    else
-        rtg_json_uint(j, rtg_hist_quantile(&m->hist, q, m->stats.max));
+    quantile_of(j, key, &m->stats, &m->hist, q, min_count);
 }
 
 static void emit_hist(const struct rtg_hist *h, struct rtg_json *j)
@@ -139,5 +148,31 @@ void rtg_metric_emit(const struct rtg_metric *m, struct rtg_json *j)
         rtg_json_key(j, "blocks");
         rtg_blocks_emit(m->blocks, j);
     }
+    rtg_json_obj_end(j);
+}
+
+void rtg_metric_emit_interval(const char *name, const struct rtg_interval_figs *f,
+                              struct rtg_json *j)
+{
+    const struct rtg_stats *s = &f->stats;
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "name", name);
+    rtg_json_kstr(j, "unit", "ns");
+    rtg_json_kuint(j, "count", s->count);
+    if (s->count) {
+        rtg_json_kuint(j, "min", s->min);
+        rtg_json_kuint(j, "max", s->max);
+        rtg_json_knum(j, "mean", s->mean);
+    } else {
+        rtg_json_knull(j, "min");
+        rtg_json_knull(j, "max");
+        rtg_json_knull(j, "mean");
+    }
+    quantile_of(j, "p50", s, &f->hist, 0.50, 1);
+    quantile_of(j, "p90", s, &f->hist, 0.90, 10);
+    quantile_of(j, "p99", s, &f->hist, 0.99, 100);
+    quantile_of(j, "p99_9", s, &f->hist, 0.999, 1000);
+    rtg_json_key(j, "hist");
+    emit_hist(&f->hist, j);
     rtg_json_obj_end(j);
 }

@@ -108,7 +108,8 @@ static int parse_override(const char *s, struct rtg_config *cfg, char *err, size
 void rtg_cli_usage(FILE *out)
 {
     fputs("usage: rtgauge-probe [--list | --list-json] [--tests ID,ID|GLOB] [--quick]\n"
-          "                     [--duration-scale X] [--cpus LIST] [--prio N] [--no-rt]\n"
+          "                     [--duration-scale X] [--duration-ms N] [--interval-ms N]\n"
+          "                     [--cpus LIST] [--prio N] [--no-rt]\n"
           "                     [--opt ID.key=value ...] [--clock auto|posix] [--out FILE|-]\n"
           "                     [--no-explain] [--explain-keep K] [--explain-floor-us X]\n"
           "                     [--explain-lookback-us X] [--explain-buffer-kb N]\n"
@@ -152,6 +153,7 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
     memset(cfg, 0, sizeof *cfg);
     cfg->mode = RTG_MODE_RUN;
     cfg->scale = 1.0;
+    cfg->interval_ms = -1;
     /* 95, or below the watchdog's level where the OS offers fewer (a lean
      * FreeRTOS firmware: 1..30). */
     int fifo_max = rtg_prio_max(RTG_SCHED_FIFO);
@@ -193,6 +195,19 @@ static int parse_args(int argc, char **argv, struct rtg_config *cfg, char *err, 
             VALUE();
             if (parse_double(v, &cfg->scale) || cfg->scale < 0.01 || cfg->scale > 100)
                 return fail(err, n, "--duration-scale: '%s' is not a number in 0.01..100", v);
+        } else if (IS("--duration-ms")) {
+            VALUE();
+            if (parse_double(v, &cfg->duration_ms) || cfg->duration_ms < 100 ||
+                cfg->duration_ms > RTG_DURATION_MAX_MS)
+                return fail(err, n, "--duration-ms: '%s' is not a number in 100..%.0f", v,
+                            RTG_DURATION_MAX_MS);
+        } else if (IS("--interval-ms")) {
+            VALUE();
+            if (parse_double(v, &cfg->interval_ms) ||
+                (cfg->interval_ms != 0 && cfg->interval_ms < RTG_INTERVAL_MIN_MS) ||
+                cfg->interval_ms > RTG_DURATION_MAX_MS)
+                return fail(err, n, "--interval-ms: '%s' is not 0 (none) or a number in %.0f..%.0f",
+                            v, RTG_INTERVAL_MIN_MS, RTG_DURATION_MAX_MS);
         } else if (IS("--cpus")) {
             VALUE();
             if (parse_cpus(v, cfg, err, n))

@@ -24,10 +24,10 @@ static void list_text(void)
             if (o->type == RTG_OPT_ENUM)
                 printf("    %-16s one of %s  %s\n", o->key, o->choices, o->help);
             else if (o->quick != 0)
-                printf("    %-16s default %g (quick %g), %g..%g%s  %s\n", o->key, o->def, o->quick,
+                printf("    %-16s default %g (quick %g), %.10g..%.10g%s  %s\n", o->key, o->def, o->quick,
                        o->min, o->max, o->flags & RTG_OPT_SCALED ? ", scaled" : "", o->help);
             else
-                printf("    %-16s default %g, %g..%g%s  %s\n", o->key, o->def, o->min, o->max,
+                printf("    %-16s default %g, %.10g..%.10g%s  %s\n", o->key, o->def, o->min, o->max,
                        o->flags & RTG_OPT_SCALED ? ", scaled" : "", o->help);
         }
     }

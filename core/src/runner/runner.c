@@ -15,6 +15,7 @@
 #include "rtg/osal_trace.h"
 #include "rtg/stop.h"
 #include "rtg_private/ctx.h"
+#include "rtg_private/interval_record.h"
 #include "rtg_private/registry.h"
 #include "rtg_private/system_record.h"
 #include "rtg_private/version.h"
@@ -79,10 +80,22 @@ static int test_body(void *arg, struct rtg_isolate_channel *ch)
                       d->release_latency != NULL || d->recorded || d->not_explained != NULL,
                       d->not_explained);
 
+    /* a duration test writes interval records as it runs (interval_record.h) */
+    struct rtg_interval_writer iw;
+    ctx.interval_ns = rtg_interval_ns(&ctx);
+    if (ctx.interval_ns && rtg_mutex_init(&ctx.metrics_lock, RTG_PROTO_NONE, 0) != 0)
+        ctx.interval_ns = 0;
+    bool lock_made = ctx.interval_ns != 0;
+
     ctx.start_ns = rtg_mono_ns();
+    int iw_rc = rtg_interval_writer_start(&iw, &ctx, rs->out);
+    if (iw_rc)
+        rtg_note(&ctx, "no interval records: cannot start their writer: %s", strerror(iw_rc));
     int rc = d->run(&ctx);
-    double ms = (double)(rtg_mono_ns() - ctx.start_ns) / 1e6;
+    uint64_t end_ns = rtg_mono_ns() - ctx.start_ns;
+    double ms = (double)end_ns / 1e6;
     rtg_explain_stop(&ctx.explain);
+    rtg_interval_writer_finish(&iw, end_ns);
 
     int why = rtg_stop_reason();
     enum rtg_status st =
@@ -118,6 +131,8 @@ static int test_body(void *arg, struct rtg_isolate_channel *ch)
     }
     rtg_json_free(&j);
     rtg_ctx_free(&ctx);
+    if (lock_made)
+        rtg_mutex_destroy(&ctx.metrics_lock);
     return status;
 }
 

@@ -51,7 +51,7 @@ static int set_value(struct rtg_opt_value *v, const struct rtg_option *o, const 
         return 2;
     }
     if (x < o->min || x > o->max) {
-        snprintf(err, n, "--opt %s.%s: %s is outside %g..%g", id, o->key, text, o->min, o->max);
+        snprintf(err, n, "--opt %s.%s: %s is outside %.10g..%.10g", id, o->key, text, o->min, o->max);
         return 2;
     }
     v->num = x;
@@ -79,6 +79,8 @@ int rtg_options_resolve(struct rtg_ctx *ctx, char *err, size_t n)
         double x = cfg->quick && o->quick != 0 ? o->quick : o->def;
         if (o->flags & RTG_OPT_SCALED)
             x *= cfg->scale;
+        if ((o->flags & RTG_OPT_DURATION) && cfg->duration_ms > 0) /* --duration-ms wins */
+            x = cfg->duration_ms / (d->duration_parts ? d->duration_parts : 1);
         if (o->type == RTG_OPT_INT)
             x = floor(x + 0.5);
         v->num = fmin(fmax(x, o->min), o->max);
@@ -104,6 +106,15 @@ static const struct rtg_opt_value *value(const struct rtg_ctx *ctx, const char *
     if (!o)
         abort(); /* a test asking for an option it did not declare is a bug */
     return &ctx->values[o - ctx->desc->options];
+}
+
+double rtg_planned_ms(const struct rtg_ctx *ctx)
+{
+    const struct rtg_test_desc *d = ctx->desc;
+    for (size_t i = 0; i < d->n_options; i++)
+        if (d->options[i].flags & RTG_OPT_DURATION)
+            return ctx->values[i].num * (d->duration_parts ? d->duration_parts : 1);
+    return 0;
 }
 
 int64_t rtg_opt_int(const struct rtg_ctx *ctx, const char *key) { return (int64_t)value(ctx, key)->num; }

@@ -36,16 +36,23 @@ void rtg_test_record_free(struct rtg_ctx *ctx)
     rtg_json_free(&ctx->notes);
 }
 
-struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
+/* The list grows under the lock the interval writer reads it under. */
+static int add_to_list(struct rtg_ctx *ctx, struct rtg_metric *m)
 {
     if (ctx->n_metrics == ctx->cap_metrics) {
         size_t cap = ctx->cap_metrics ? ctx->cap_metrics * 2 : 8;
-        struct rtg_metric **m = realloc(ctx->metrics, cap * sizeof *m);
-        if (!m)
-            return NULL;
-        ctx->metrics = m;
+        struct rtg_metric **grown = realloc(ctx->metrics, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        ctx->metrics = grown;
         ctx->cap_metrics = cap;
     }
+    ctx->metrics[ctx->n_metrics++] = m;
+    return 0;
+}
+
+struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
+{
     struct rtg_metric *m = malloc(sizeof *m);
     if (!m)
         return NULL;
@@ -59,7 +66,22 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
         snprintf(name + len, sizeof name - len, ".%s", ctx->metric_suffix);
     }
     rtg_metric_init(m, name);
-    ctx->metrics[ctx->n_metrics++] = m;
+    if (ctx->interval_ns) { /* a duration test's figures go into its interval records */
+        m->intervals = malloc(sizeof *m->intervals);
+        if (m->intervals) /* a board short of memory measures on, without them */
+            rtg_intervals_init(m->intervals, ctx->interval_ns);
+        else
+            rtg_note(ctx, "%s: no interval records (out of memory)", name);
+        rtg_mutex_lock(&ctx->metrics_lock);
+    }
+    int rc = add_to_list(ctx, m);
+    if (ctx->interval_ns)
+        rtg_mutex_unlock(&ctx->metrics_lock);
+    if (rc) {
+        rtg_metric_free(m);
+        free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -204,6 +226,21 @@ static void close_into(struct rtg_json *out, const char *key, struct rtg_json *o
     rtg_json_raw_value(out, open->buf, open->len);
 }
 
+void rtg_conditions_emit(const struct rtg_ctx *ctx, struct rtg_json *j)
+{
+    rtg_json_obj_begin(j);
+    rtg_json_kstr(j, "policy", ctx->rt_ok ? "SCHED_FIFO" : "SCHED_OTHER");
+    rtg_json_kint(j, "prio", ctx->rt_ok ? ctx->cfg->prio : 0);
+    rtg_json_kbool(j, "mlockall", ctx->mlock_ok);
+    rtg_json_key(j, "cpus");
+    rtg_json_arr_begin(j);
+    for (size_t i = 0; i < ctx->cfg->n_cpus; i++)
+        rtg_json_int(j, ctx->cfg->cpus[i]);
+    rtg_json_arr_end(j);
+    rtg_json_kbool(j, "virtualized", ctx->virtualized);
+    rtg_json_obj_end(j);
+}
+
 void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, double duration_ms,
                   struct rtg_json *j)
 {
@@ -221,17 +258,7 @@ void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, d
     rtg_json_key(j, "options");
     rtg_options_emit(ctx, j);
     rtg_json_key(j, "conditions");
-    rtg_json_obj_begin(j);
-    rtg_json_kstr(j, "policy", ctx->rt_ok ? "SCHED_FIFO" : "SCHED_OTHER");
-    rtg_json_kint(j, "prio", ctx->rt_ok ? ctx->cfg->prio : 0);
-    rtg_json_kbool(j, "mlockall", ctx->mlock_ok);
-    rtg_json_key(j, "cpus");
-    rtg_json_arr_begin(j);
-    for (size_t i = 0; i < ctx->cfg->n_cpus; i++)
-        rtg_json_int(j, ctx->cfg->cpus[i]);
-    rtg_json_arr_end(j);
-    rtg_json_kbool(j, "virtualized", ctx->virtualized);
-    rtg_json_obj_end(j);
+    rtg_conditions_emit(ctx, j);
     rtg_json_knum(j, "duration_ms", floor(duration_ms * 1000.0 + 0.5) / 1000.0);
     rtg_json_key(j, "metrics");
     rtg_json_arr_begin(j);

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from rtgauge.analysis.likeness import kind, run_name
 from rtgauge.analysis.stats import NO_BLOCKS, RankTest, rank_test, smallest_p
-from rtgauge.analysis.tail_data import full_maxima
+from rtgauge.analysis.tail_data import full_maxima, same_span
 from rtgauge.fmt import us
 from rtgauge.model import Metric, Verdict
 from rtgauge.run import Run
@@ -55,8 +55,9 @@ class TailTest:
 def tail_test(a: Metric, b: Metric) -> TailTest:
     if a.blocks is None or b.blocks is None:
         return TailTest(NO_BLOCKS)
-    x = [float(v) for v in full_maxima(a.blocks)]
-    y = [float(v) for v in full_maxima(b.blocks)]
+    a_blocks, b_blocks = same_span(a.blocks, b.blocks)
+    x = [float(v) for v in full_maxima(a_blocks)]
+    y = [float(v) for v in full_maxima(b_blocks)]
     if 2 * smallest_p(len(x), len(y)) >= ALPHA:
         return TailTest(f"not testable: too few full blocks ({len(x)} and {len(y)})")
     return TailTest("", rank_test(x, y))

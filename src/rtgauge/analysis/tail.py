@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rtgauge.analysis.stats import NO_BLOCKS, fisher_greater, rank_test, smallest_p
-from rtgauge.analysis.tail_data import full_maxima
+from rtgauge.analysis.tail_data import full_maxima, same_span
 from rtgauge.model import Metric
 
 ALPHA = 0.001  # the history's level: it tests every run against the one before, again and again
@@ -171,8 +171,9 @@ def tail_test(old: Metric, new: Metric) -> TailTest:
     """Is `new`'s tail worse than `old`'s, on their full blocks' maxima?"""
     if old.blocks is None or new.blocks is None:
         return TailTest(NO_BLOCKS)
-    a = [float(x) for x in full_maxima(old.blocks)]
-    b = [float(x) for x in full_maxima(new.blocks)]
+    old_blocks, new_blocks = same_span(old.blocks, new.blocks)
+    a = [float(x) for x in full_maxima(old_blocks)]
+    b = [float(x) for x in full_maxima(new_blocks)]
     if smallest_p(len(a), len(b)) >= EACH:
         why = (
             f"not testable: too few full blocks ({len(b)} against {len(a)}) for "

@@ -16,6 +16,38 @@ if TYPE_CHECKING:
     Floats: TypeAlias = npt.NDArray[np.float64]
 
 
+def at_span(blocks: Blocks, span_ms: float) -> Blocks:
+    """The blocks merged to span_ms (a multiple of theirs, as the probe
+    doubles it): the maximum of each group's maxima, its counts summed. Two
+    runs' block maxima compare only over blocks of the same length of test
+    time: a longer run's blocks are longer (the probe keeps at most 1024), and
+    a longer block has a higher maximum by its length alone."""
+    if span_ms <= blocks.span_ms:
+        return blocks
+    merged: dict[int, tuple[float, int, int]] = {}
+    for start, n, mx, above in zip(
+        blocks.start_ms, blocks.count, blocks.maxima, blocks.above, strict=True
+    ):
+        k = int(start // span_ms)
+        m0, n0, a0 = merged.get(k, (mx, 0, 0))
+        merged[k] = (max(m0, mx), n0 + n, a0 + above)
+    keys = sorted(merged)
+    return Blocks(
+        span_ms=span_ms,
+        threshold_ns=blocks.threshold_ns,
+        start_ms=[k * span_ms for k in keys],
+        count=[merged[k][1] for k in keys],
+        maxima=[merged[k][0] for k in keys],
+        above=[merged[k][2] for k in keys],
+    )
+
+
+def same_span(a: Blocks, b: Blocks) -> tuple[Blocks, Blocks]:
+    """Both at the longer of their two spans."""
+    span = max(a.span_ms, b.span_ms)
+    return at_span(a, span), at_span(b, span)
+
+
 def full_maxima(blocks: Blocks) -> Floats:
     """Maxima of the blocks that are nearly full: a block cut short at the
     start, the end or a pause holds fewer samples and a smaller maximum."""

@@ -17,6 +17,7 @@ from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.limits import Limits
 from rtgauge.cli import run_limits
 from rtgauge.cli.common import add_push, add_results_dir
+from rtgauge.cli.spans import duration_ms, interval_ms
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.model import parse_line
@@ -35,6 +36,20 @@ def add_probe_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="short durations (about a minute)")
     p.add_argument("--cpus", help="CPUs to measure on, e.g. 0,2-3 (default: all)")
     p.add_argument("--duration-scale", help="multiply every duration and count (0.01..100)")
+    p.add_argument(
+        "--duration",
+        type=duration_ms,
+        metavar="SPAN",
+        help="how long each duration test measures (TMR-P-LAT, IRQ-P-LAT, CLK-P-DUR, "
+        "TMR-P-LOAD's phases together), e.g. 90s, 30m, 24h, up to 7d; other tests run as usual",
+    )
+    p.add_argument(
+        "--interval",
+        type=interval_ms,
+        metavar="SPAN",
+        help="a duration test writes its figures every SPAN as it runs (default: 5m for a "
+        "test longer than 10 min, else none; 0: none)",
+    )
     p.add_argument("--prio", help="SCHED_FIFO priority of the tests, 1..98 (default 95)")
     p.add_argument("--opt", action="append", default=[], metavar="ID.key=value")
     p.add_argument("--no-rt", action="store_true", help="run SCHED_OTHER on purpose")
@@ -77,6 +92,10 @@ def probe_args(args: argparse.Namespace) -> list[str]:
         value = getattr(args, flag)
         if value is not None:
             out += [f"--{flag.replace('_', '-')}", str(value)]
+    if getattr(args, "duration", None) is not None:
+        out += ["--duration-ms", str(args.duration)]
+    if getattr(args, "interval", None) is not None:
+        out += ["--interval-ms", str(args.interval)]
     if args.quick:
         out.append("--quick")
     if args.no_rt:

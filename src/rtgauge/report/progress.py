@@ -6,8 +6,9 @@ import shutil
 import time
 from typing import TextIO
 
-from rtgauge.fmt import clip, term
-from rtgauge.model import Record, System, TestRecord
+from rtgauge.fmt import clip, term, us
+from rtgauge.intervals import duration_words
+from rtgauge.model import IntervalRecord, Record, System, TestRecord
 
 BAR_WIDTH = 20
 
@@ -27,6 +28,7 @@ class Progress:
         self.os: str | None = None  # which documented differences apply
         self.done_count = 0
         self.t0 = time.monotonic()
+        self.worst: dict[str, float] = {}  # a duration test's max so far, from its intervals
 
     def update(self, record: Record) -> None:
         """One checked record of the stream (rtgauge.model.parse_line)."""
@@ -37,6 +39,8 @@ class Progress:
             self.os = s.host.os
             first = f" — running {term(self.planned[0])}" if self.planned and self.tty else ""
             self._line(f"{term(s.host.hostname)}: {len(self.planned)} tests{first}")
+        elif kind == "interval" and self.tty:
+            self._interval(IntervalRecord.read(record))
         elif kind == "test":
             t = TestRecord.read(record, self.os)
             self.done_count += 1
@@ -49,6 +53,20 @@ class Progress:
                 f"{bar}[{self.done_count}/{total}] {term(t.id)} {t.shown_status}{reason}"
                 + (f" — running {term(nxt)}" if nxt and self.tty else "")
             )
+
+    def _interval(self, r: IntervalRecord) -> None:
+        """A long test as it goes: time measured, its max so far, time left."""
+        worst = r.worst
+        if worst is not None:
+            self.worst[r.id] = max(worst, self.worst.get(r.id, worst))
+        total = len(self.planned) or self.done_count + 1
+        max_so_far = f"max {us(self.worst[r.id])} µs" if r.id in self.worst else "no samples yet"
+        left = max(r.planned_ms - r.to_ms, 0.0)
+        self._line(
+            f"[{self.done_count + 1}/{total}] {term(r.id)} "
+            f"{duration_words(r.to_ms)} of {duration_words(r.planned_ms)}, {max_so_far}, "
+            f"{duration_words(left)} left"
+        )
 
     def _line(self, text: str) -> None:
         elapsed = time.monotonic() - self.t0

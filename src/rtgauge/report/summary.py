@@ -12,6 +12,7 @@ from collections import Counter
 
 from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.fmt import clip, term, us2
+from rtgauge.intervals import with_rebuilt_tests
 from rtgauge.model import Bundle, End, Metric, TestRecord
 from rtgauge.report.answer import time_base
 
@@ -67,7 +68,8 @@ def count_line(bundle: Bundle) -> str:
     tests it never reached (not run). A run whose end record is missing
     (the host lost the target) is counted from its test records."""
     planned = len(bundle.system_view().run.tests)
-    tests = bundle.test_views()
+    # a duration test cut short counts as interrupted, as its rebuilt record says
+    tests = [TestRecord.read(t) for t in with_rebuilt_tests(bundle)]
     e = bundle.end_view()
     if e is None:
         by = Counter(t.status for t in tests)

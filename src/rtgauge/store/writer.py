@@ -1,10 +1,10 @@
 """A run written into a results directory as its records arrive.
 
-Every record is appended (and flushed) to `<host>/<time>.partial.jsonl`, so
-a killed probe or host loses nothing; at the end the bundle
-`<host>/<time>.json` is written atomically, the partial file removed, and the
-bundle put in the store (the same directory's, or a database named by
---store).
+Every record is appended, flushed and synced to `<host>/<time>.partial.jsonl`,
+so a killed probe or host, or a power cut, loses nothing already received; at
+the end the bundle `<host>/<time>.json` is written atomically, the partial
+file removed, and the bundle put in the store (the same directory's, or a
+database named by --store).
 """
 
 from __future__ import annotations
@@ -91,11 +91,14 @@ class RunWriter:
                 raise UsageError("the probe sent a record before its system record")
             elif record["record"] == "test":
                 self.bundle.tests.append(record)
+            elif record["record"] == "interval":
+                self.bundle.intervals.append(record)
             else:
                 self.bundle.end = record
             assert self._fh is not None
             self._fh.write(json.dumps(record) + "\n")
             self._fh.flush()
+            os.fsync(self._fh.fileno())  # on disk, not only in the page cache: a power cut keeps it
         except OSError as exc:
             raise UsageError(f"cannot write results to {self.results}: {exc.strerror}") from exc
 

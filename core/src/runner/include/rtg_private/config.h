@@ -45,11 +45,19 @@ struct rtg_explain_config {
     unsigned buffer_kb, max_events;
 };
 
+/* Without --interval-ms: a test planned longer than this writes interval
+ * records every RTG_INTERVAL_DEFAULT_MS, a shorter one none. */
+#define RTG_INTERVAL_AFTER_MS 600000.0
+#define RTG_INTERVAL_DEFAULT_MS 300000.0
+#define RTG_INTERVAL_MIN_MS 100.0
+
 struct rtg_config {
     enum rtg_mode mode;
     const char *tests;  /* comma-separated ids or globs; NULL: all */
     bool quick;
     double scale;       /* --duration-scale */
+    double duration_ms; /* --duration-ms: each duration test's whole length; 0: its own */
+    double interval_ms; /* --interval-ms: 0 none, < 0 the default (RTG_INTERVAL_*) */
     int cpus[RTG_MAX_CPUS];
     size_t n_cpus;      /* 0: every CPU the process may use */
     int prio;

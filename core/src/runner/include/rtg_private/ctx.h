@@ -9,6 +9,7 @@
 #include "rtg_private/config.h"
 #include "rtg_private/explain.h"
 #include "rtg/json.h"
+#include "rtg/osal.h"
 #include "rtg/osal_isolate.h"
 #include "rtg/test.h"
 
@@ -32,6 +33,10 @@ struct rtg_ctx {
     uint64_t start_ns;
     struct rtg_metric **metrics;
     size_t n_metrics, cap_metrics;
+    /* A duration test's interval records (interval_record.h): the interval
+     * (0: none), and the lock its writer reads the figure list under. */
+    uint64_t interval_ns;
+    rtg_mutex_t metrics_lock;
     struct rtg_json verdicts; /* inside an open array */
     size_t n_verdicts, n_failed_verdicts;
     struct rtg_json info;     /* inside an open object */
@@ -69,6 +74,8 @@ void rtg_test_record_free(struct rtg_ctx *ctx);
 enum rtg_status rtg_ctx_status(const struct rtg_ctx *ctx, int run_rc, bool interrupted,
                                bool overran);
 const char *rtg_status_name(enum rtg_status st);
+/* The record's "conditions" object (policy, prio, mlockall, cpus). */
+void rtg_conditions_emit(const struct rtg_ctx *ctx, struct rtg_json *j);
 /* Writes the whole test record (one line, newline-terminated). The figure
  * sets are freed as they are written: the context is only freed after. */
 void rtg_ctx_emit(struct rtg_ctx *ctx, enum rtg_status st, const char *reason, double duration_ms,

@@ -228,3 +228,28 @@ def test_blocks_of_two_spans_are_compared_at_the_longer() -> None:
     a, b = same_span(short, long)
     assert a == merged and b == long
     assert at_span(long, 100.0) == long  # never split: a block's samples are not kept
+
+
+@pytest.mark.parametrize(
+    ("target", "interval", "expected"),
+    [
+        ("local", None, None),
+        ("local", 10_000, "10000"),
+        ("freertos-qemu", None, "60000"),  # a board is given up after minutes of silence
+        ("qemu:bzImage", 0, "0"),  # --interval says otherwise: it wins
+    ],
+)
+def test_a_target_other_than_this_machine_hears_every_minute(
+    target: str, interval: int | None, expected: str | None
+) -> None:
+    import argparse
+
+    from rtgauge.cli.run import add_arguments, probe_args
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    args = p.parse_args(["--target", target, "--duration", "2h"])
+    args.interval = interval
+    out = probe_args(args)
+    got = out[out.index("--interval-ms") + 1] if "--interval-ms" in out else None
+    assert got == expected and out[out.index("--duration-ms") + 1] == "7200000"

@@ -49,6 +49,10 @@ int board_irq_timer_program(uint32_t first, uint32_t period, uint8_t prio, uint6
 void board_irq_timer_halt(void);
 void board_irq_timer_ack(void);
 void board_irq_timer_next(void);
+/* The measuring clock's count (board_clock_ticks) read as the IRQ-P-LAT
+ * timer's interrupt entered, its first act (before board_isr_enter's
+ * hook): valid inside that interrupt's handler. */
+uint64_t board_irq_timer_entry(void);
 
 /* ==== shared Cortex-M support (core/boards/cortex_m/) ==== */
 

@@ -42,7 +42,7 @@ struct irq_run {
 static void on_expiry(void *arg)
 {
     struct irq_run *r = arg;
-    uint64_t now = rtg_timer_stamp();
+    uint64_t now = rtg_timer_entry_stamp(); /* on an RTOS: the interrupt's first act */
     int ov = rtg_timer_overrun(r->timer);
     struct entry *e = &r->ring[r->seq % RING];
     /* Measured from the first expiry not yet served: after an overrun the

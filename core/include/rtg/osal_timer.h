@@ -49,6 +49,11 @@ int rtg_timer_arm_plan(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t peri
  * handler wakes); rtg_timer_stamp_ns says it in rtg_mono_ns's ns, later.
  * POSIX: CLOCK_MONOTONIC ns already; an RTOS: the measuring clock's count. */
 uint64_t rtg_timer_stamp(void);
+/* In a HANDLER: the instant its interrupt entered, as rtg_timer_stamp says
+ * it. An RTOS reads the clock as the first act of the timer's interrupt,
+ * before any hook of a tracer, so that no hook is inside the service
+ * figure; POSIX: now (the signal handler's own read). */
+uint64_t rtg_timer_entry_stamp(void);
 uint64_t rtg_timer_stamp_ns(uint64_t stamp);
 /* SIGWAIT and FD: blocks until the next expiry of the armed timer (so at
  * most one period for a periodic timer) or a signal (EINTR). *expirations

@@ -88,6 +88,7 @@ int rtg_timer_arm_plan(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t peri
     return ENOTSUP;
 }
 uint64_t rtg_timer_stamp(void) { return rtg_mono_ns(); }
+uint64_t rtg_timer_entry_stamp(void) { return rtg_mono_ns(); }
 uint64_t rtg_timer_stamp_ns(uint64_t stamp) { return stamp; }
 int rtg_timer_wait(struct rtg_timer *t, uint64_t *expirations)
 {

@@ -85,6 +85,7 @@ int rtg_timer_arm(struct rtg_timer *t, uint64_t first_abs_ns, uint64_t period_ns
 
 /* The handler's read: the counter, its ns after (the task's side). */
 uint64_t rtg_timer_stamp(void) { return board_clock_ticks(); }
+uint64_t rtg_timer_entry_stamp(void) { return board_irq_timer_entry(); }
 uint64_t rtg_timer_stamp_ns(uint64_t stamp) { return board_clock_ticks_ns(stamp); }
 
 int rtg_timer_wait(struct rtg_timer *t, uint64_t *expirations)

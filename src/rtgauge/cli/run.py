@@ -79,6 +79,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.set_defaults(execute=execute)
 
 
+REMOTE_INTERVAL_MS = 60_000  # the default interval on any target but this machine
+
+
 def run_label(text: str) -> str:
     """A label is one short line of printable text: it names runs in tables."""
     if not text or len(text) > 100 or not text.isprintable():
@@ -96,6 +99,10 @@ def probe_args(args: argparse.Namespace) -> list[str]:
         out += ["--duration-ms", str(args.duration)]
     if getattr(args, "interval", None) is not None:
         out += ["--interval-ms", str(args.interval)]
+    elif getattr(args, "target", "local") != "local":
+        # a QEMU guest or a board is given up after minutes without a line:
+        # a long test there says something every minute
+        out += ["--interval-ms", str(REMOTE_INTERVAL_MS)]
     if args.quick:
         out.append("--quick")
     if args.no_rt:

@@ -36,6 +36,16 @@ def symbol_address(elf: Path, name: str) -> int:
     raise KeyError(f"{name} not in {elf.name}")
 
 
+def labelled_loads(elf: Path, prefix: str) -> frozenset[int]:
+    """The addresses of every symbol named prefix… (the clock's labelled loads)."""
+    out = subprocess.run(["arm-none-eabi-nm", str(elf)], capture_output=True, text=True).stdout
+    return frozenset(
+        int(p[0], 16) & ~1
+        for p in (ln.split() for ln in out.splitlines())
+        if len(p) == 3 and p[2].startswith(prefix)
+    )
+
+
 def trace(cmd: list[str], stdin: bytes = b"") -> Iterator[tuple[int, str]]:
     """(pc, symbol) per instruction QEMU runs; an exception taken is
     (-number, "exception"). QEMU is ended when the consumer stops."""
@@ -142,7 +152,7 @@ def windows(
 def interrupt_windows(
     lines: Iterator[tuple[int, str]],
     exception: int,
-    read: int,
+    read: int | frozenset[int],
     reads: int = 2,
     skip: int = 20,
     count: int = 50,
@@ -160,7 +170,7 @@ def interrupt_windows(
             continue
         if cur is None or pc < 0:
             continue
-        if pc == read:
+        if pc == read or (isinstance(read, frozenset) and pc in read):
             if seen >= skip:
                 out[got].add(Counter(cur))
             got += 1

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from op_trace import Windows, interrupt_windows, symbol_address, trace, windows
+from op_trace import Windows, interrupt_windows, labelled_loads, symbol_address, trace, windows
 from results_file import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -361,7 +361,7 @@ def trace_ops(out: Path, board: str, shift: int, lean: dict) -> list[str]:
         for metric, w in windows(trace(fw_cmd, args), read, specs).items():
             rtg[(test, metric)] = w
     args = f"ARGS --tests IRQ-P-LAT --quick --no-explain --fw-qemu icount:{shift}\n".encode()
-    counter = symbol_address(fw, "board_timer_counter_read")
+    counter = labelled_loads(fw, "board_clock_read_")  # each clock read is one labelled load
     irq = interrupt_windows(trace(fw_cmd, args), TIMER_EXCEPTION, counter)
     for p in PAIRS:
         if not p.peer_boundary:

@@ -31,7 +31,7 @@ class Run:
     def of(cls, bundle: Bundle) -> Run:
         system = bundle.system_view()
         # a duration test cut short is rebuilt from its interval records
-        tests = [TestRecord.read(t) for t in with_rebuilt_tests(bundle)]
+        tests = [TestRecord.read(t, bundle.os) for t in with_rebuilt_tests(bundle)]
         target, imported = bundle.target_view(), bundle.import_view()
         end = bundle.end_view()
         return cls(

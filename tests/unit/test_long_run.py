@@ -253,3 +253,14 @@ def test_a_target_other_than_this_machine_hears_every_minute(
     out = probe_args(args)
     got = out[out.index("--interval-ms") + 1] if "--interval-ms" in out else None
     assert got == expected and out[out.index("--duration-ms") + 1] == "7200000"
+
+
+def test_a_short_run_on_a_board_asks_for_no_intervals() -> None:
+    import argparse
+
+    from rtgauge.cli.run import add_arguments, probe_args
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    for argv in (["--target", "freertos-qemu"], ["--target", "freertos-qemu", "--duration", "30s"]):
+        assert "--interval-ms" not in probe_args(p.parse_args(argv))

@@ -65,14 +65,8 @@ void tm_port_thread_started(void)
     __asm__ volatile("dsb\nisb" ::: "memory");
 }
 
-/* rtgauge's flight recorder, never opened here. */
-volatile uint8_t rtg_fr_tr_on;
-void rtg_fr_tr_switched_out(uint32_t number, uint32_t prio, int still_ready)
-{
-    (void)number, (void)prio, (void)still_ready;
-}
-void rtg_fr_tr_switched_in(uint32_t number, uint32_t prio) { (void)number, (void)prio; }
-void rtg_fr_tr_ready(uint32_t number, uint32_t prio) { (void)number, (void)prio; }
+/* rtgauge's flight recorder, never opened here (ev NULL: not recording). */
+struct rtg_fr_w rtg_fr_w;
 void rtg_fr_tr_created(uint32_t number, const char *name) { (void)number, (void)name; }
 volatile unsigned char board_isr_tracing;
 void board_isr_traced(enum board_isr which, bool entry) { (void)which, (void)entry; }

@@ -62,8 +62,10 @@ uint64_t board_tick_instant(void)
 void SysTick_Handler(void);
 void SysTick_Handler(void)
 {
-    board_isr_enter(BOARD_ISR_TICK);
+    /* the tick's instant first: a deadline put on it (rtg_wait_tick_nearest)
+     * then comes before the entry hook's event, which a window shows */
     tick_clock = board_clock_ticks();
+    board_isr_enter(BOARD_ISR_TICK);
     board_os_tick();
     board_isr_exit(BOARD_ISR_TICK);
 }

@@ -22,6 +22,7 @@
 _Static_assert(sizeof(struct fr_tev) == RTG_FR_WORDS * sizeof(uint32_t), "16 bytes each");
 #define RING_MIN 64u   /* events: some 30 ms of ticks on an idle board */
 #define EVENTS_MIN 16u /* the command line's own minimum */
+#define TEXT_PER_EVENT 140u /* a kept event as the record writes it (JSON, some 130 bytes) */
 
 static uint32_t pow2_floor(size_t v)
 {
@@ -59,6 +60,15 @@ int rtg_fr_trace_size(const struct rtg_trace_config *cfg, struct fr_sizes *s, ch
         if (events < s->max_events)
             s->max_events = (unsigned)events;
     }
+    /* The kept windows are written as text after the test, from the same
+     * heap: some TEXT_PER_EVENT bytes an event. A fifth of the free heap
+     * for the K worst windows' text keeps the last of them from being left
+     * out (on the 128 KB board a THR-P-PRE record of three 47-event
+     * windows did not fit); on the 16 MB board it binds nothing. */
+    size_t text_events = free_b / 5u / ((size_t)cfg->keep * TEXT_PER_EVENT);
+    text_events = text_events > 0 ? text_events - 1u : 0u;
+    if (text_events < s->max_events)
+        s->max_events = (unsigned)text_events;
     if (s->entries < RING_MIN || s->max_events < EVENTS_MIN) {
         snprintf(why, n, "the heap leaves no room for the flight recorder (%zu KB free)",
                  free_b / 1024u);

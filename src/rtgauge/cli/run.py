@@ -99,9 +99,10 @@ def probe_args(args: argparse.Namespace) -> list[str]:
         out += ["--duration-ms", str(args.duration)]
     if getattr(args, "interval", None) is not None:
         out += ["--interval-ms", str(args.interval)]
-    elif getattr(args, "target", "local") != "local":
+    elif getattr(args, "target", "local") != "local" and (args.duration or 0) > REMOTE_INTERVAL_MS:
         # a QEMU guest or a board is given up after minutes without a line:
-        # a long test there says something every minute
+        # a long test there says something every minute (a short one keeps
+        # a board's heap for its windows: no interval buffers)
         out += ["--interval-ms", str(REMOTE_INTERVAL_MS)]
     if args.quick:
         out.append("--quick")

@@ -69,7 +69,7 @@ def count_line(bundle: Bundle) -> str:
     (the host lost the target) is counted from its test records."""
     planned = len(bundle.system_view().run.tests)
     # a duration test cut short counts as interrupted, as its rebuilt record says
-    tests = [TestRecord.read(t) for t in with_rebuilt_tests(bundle)]
+    tests = [TestRecord.read(t, bundle.os) for t in with_rebuilt_tests(bundle)]
     e = bundle.end_view()
     if e is None:
         by = Counter(t.status for t in tests)

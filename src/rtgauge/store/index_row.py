@@ -118,7 +118,7 @@ def index_values(bundle: Bundle) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
     system, end, target = bundle.system_view(), bundle.end_view(), bundle.target_view()
     # a duration test cut short is indexed as its report shows it: rebuilt
-    tests = [TestRecord.read(t) for t in with_rebuilt_tests(bundle)]
+    tests = [TestRecord.read(t, bundle.os) for t in with_rebuilt_tests(bundle)]
     statuses = [t.status for t in tests]
     passed = end.passed if end else sum(s in ("ok", "pass") for s in statuses)
     failed = end.failed if end else statuses.count("fail")

@@ -27,7 +27,7 @@ static const struct rtg_standard STD_URGENT_SYSV = {
 
 struct fil_result {
     size_t rounds_judged, rounds_failed;
-    size_t rounds_lifo; /* failed rounds whose order was urgent-first, last in first out */
+    size_t rounds_lifo; /* rounds urgent-first, last in first out explains (one urgent: either) */
     struct rtg_urgent_result first_fail;
     struct rtg_msg_rx first_order[16];
     size_t first_order_n, n_urgent, n_normal;
@@ -145,7 +145,10 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
         }
         if (!u.pass)
             fr->rounds_failed++;
-        if (!u.pass && rtg_msg_urgent_lifo(rx, got, n_urgent, n_normal))
+        /* rounds that last-in-first-out among urgent messages explains: the
+         * failed ones in that order, and those with a single urgent message
+         * (one message has no order: FIFO and LIFO agree, so they pass) */
+        if (!u.pass ? rtg_msg_urgent_lifo(rx, got, n_urgent, n_normal) : n_urgent < 2)
             fr->rounds_lifo++;
     }
     free(buf);

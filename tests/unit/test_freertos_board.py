@@ -266,7 +266,7 @@ def test_the_factory_knows_the_board_and_its_options() -> None:
     assert registry.make_target("freertos-qemu", lean).describe()["profile"] == "lean"
     typo = parser().parse_args(["run", "--target", "freertos-qemu", "--profile", "fast"])
     with pytest.raises(
-        UsageError, match="--profile 'fast': unknown profile \(profiles: checked, lean\)"
+        UsageError, match=r"--profile 'fast': unknown profile \(profiles: checked, lean\)"
     ):
         registry.make_target("freertos-qemu", typo)
     silicon = parser().parse_args(["run", "--target", "freertos-qemu", "--board", "nucleo-f401re"])

@@ -1,5 +1,7 @@
 /* The MSG-P-FIL verdict judges hand-made evidence: orders that must pass
  * and orders that must fail. */
+#include <string.h>
+
 #include "msg/msg_verdicts.h"
 #include "unit.h"
 
@@ -70,9 +72,27 @@ static void urgent_lifo(void)
     CHECK(!rtg_msg_urgent_lifo(one, N(one), 1, 1));
 }
 
+/* The word MSG-P-FIL records: a documented LIFO order excuses a failure
+ * only when it explains every round; anything else stays a failure. */
+static void urgent_seen(void)
+{
+    struct rtg_msg_rx lifo[] = {{true, 1}, {true, 0}, {false, 0}};
+    struct rtg_msg_rx fifo[] = {{true, 0}, {true, 1}, {false, 0}};
+    struct rtg_msg_rx one[] = {{true, 0}, {false, 0}};
+    CHECK(rtg_msg_round_as_lifo(false, lifo, N(lifo), 2, 1));
+    CHECK(!rtg_msg_round_as_lifo(false, fifo, N(fifo), 2, 1)); /* failed, not LIFO */
+    CHECK(rtg_msg_round_as_lifo(true, one, N(one), 1, 1));     /* one urgent: either */
+    CHECK(!rtg_msg_round_as_lifo(true, fifo, N(fifo), 2, 1));  /* FIFO of two is not LIFO */
+    CHECK(strcmp(rtg_msg_urgent_seen(15, 0, 0), "urgent_fifo") == 0);
+    CHECK(strcmp(rtg_msg_urgent_seen(15, 10, 15), "urgent_lifo") == 0);
+    CHECK(strcmp(rtg_msg_urgent_seen(15, 10, 14), "other") == 0); /* one round unexplained */
+    CHECK(strcmp(rtg_msg_urgent_seen(15, 10, 10), "other") == 0);
+}
+
 int main(void)
 {
     urgent_first();
     urgent_lifo();
+    urgent_seen();
     return unit_report("test_msg_verdicts");
 }

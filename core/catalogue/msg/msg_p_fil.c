@@ -145,10 +145,7 @@ static int fil_one(struct rtg_ctx *ctx, enum rtg_msg_mech m, size_t size, struct
         }
         if (!u.pass)
             fr->rounds_failed++;
-        /* rounds that last-in-first-out among urgent messages explains: the
-         * failed ones in that order, and those with a single urgent message
-         * (one message has no order: FIFO and LIFO agree, so they pass) */
-        if (!u.pass ? rtg_msg_urgent_lifo(rx, got, n_urgent, n_normal) : n_urgent < 2)
+        if (rtg_msg_round_as_lifo(u.pass, rx, got, n_urgent, n_normal))
             fr->rounds_lifo++;
     }
     free(buf);
@@ -194,10 +191,8 @@ static void fil_verdict(struct rtg_ctx *ctx, enum rtg_msg_mech m, const struct f
     else
         snprintf(obs, sizeof obs, "urgent messages first, FIFO within each class, in all %zu rounds",
                  fr->rounds_judged);
-    /* what was seen, in a word: "urgent_lifo" only when every round was */
-    const char *seen = fr->rounds_failed == 0                ? "urgent_fifo"
-                       : fr->rounds_lifo == fr->rounds_judged ? "urgent_lifo"
-                                                              : "other";
+    /* what was seen, in a word: "urgent_lifo" only when LIFO explains every round */
+    const char *seen = rtg_msg_urgent_seen(fr->rounds_judged, fr->rounds_failed, fr->rounds_lifo);
     rtg_verdict_seen(ctx, m == RTG_MSG_SYSV ? &STD_URGENT_SYSV : &STD_URGENT_MQ, name, fr->rounds_judged > 0 && fr->rounds_failed == 0, seen,
                      "after half a queue of normal messages, the urgent ones sent next are "
                      "received first, each class in send order",

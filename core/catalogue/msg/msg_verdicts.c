@@ -53,3 +53,16 @@ bool rtg_msg_urgent_lifo(const struct rtg_msg_rx *rx, size_t n, size_t n_urgent,
     }
     return true;
 }
+
+bool rtg_msg_round_as_lifo(bool passed, const struct rtg_msg_rx *rx, size_t n, size_t n_urgent,
+                           size_t n_normal)
+{
+    return passed ? n_urgent < 2 : rtg_msg_urgent_lifo(rx, n, n_urgent, n_normal);
+}
+
+const char *rtg_msg_urgent_seen(size_t judged, size_t failed, size_t as_lifo)
+{
+    if (failed == 0)
+        return "urgent_fifo";
+    return as_lifo == judged ? "urgent_lifo" : "other";
+}

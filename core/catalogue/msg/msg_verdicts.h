@@ -35,5 +35,14 @@ struct rtg_urgent_result rtg_msg_urgent_first(const struct rtg_msg_rx *rx, size_
  * difference. */
 bool rtg_msg_urgent_lifo(const struct rtg_msg_rx *rx, size_t n, size_t n_urgent,
                          size_t n_normal);
+/* A round of the urgent phase is one last-in-first-out among the urgent
+ * messages explains: a failed round in that order, or a passed one with a
+ * single urgent message (one message has no order: FIFO and LIFO agree). */
+bool rtg_msg_round_as_lifo(bool passed, const struct rtg_msg_rx *rx, size_t n, size_t n_urgent,
+                           size_t n_normal);
+/* What MSG-P-FIL saw, in a word, over its judged rounds: "urgent_fifo"
+ * (none failed), "urgent_lifo" (some failed and LIFO explains every
+ * round), else "other". */
+const char *rtg_msg_urgent_seen(size_t judged, size_t failed, size_t as_lifo);
 
 #endif

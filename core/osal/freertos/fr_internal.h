@@ -40,6 +40,11 @@
 UBaseType_t rtg_fr_priority(enum rtg_policy policy, int prio);
 /* Ticks to wait until the absolute rtg_mono_ns deadline, rounded up. */
 TickType_t rtg_fr_ticks_until(uint64_t deadline_ns);
+/* sync.c: a semaphore or mutex handle taken until deadline_ns (UINT64_MAX:
+ * no bound). One that is free is taken without reading a clock; a wait
+ * that blocks works out its ticks once a round and ends only once the
+ * deadline has passed (a tick count can end it early): 0, ETIMEDOUT, EINTR. */
+int rtg_fr_take_until(void *handle, uint64_t deadline_ns);
 /* Tasks that the OSAL created and nobody joined yet (the runner's check). */
 unsigned rtg_fr_live_threads(void);
 /* Makes the calling task (created outside the OSAL) known to it. */

@@ -39,13 +39,13 @@ int rtg_sem_trywait(rtg_sem_t *s)
  * hint read, no kernel call); only a wait that blocks works out its ticks
  * (rtg_fr_ticks_until: one clock read and a division: rtg_timed_port_adds
  * says so), and UINT64_MAX waits without a bound. */
-int rtg_sem_wait_until(rtg_sem_t *s, uint64_t deadline_ns)
+int rtg_fr_take_until(void *handle, uint64_t deadline_ns)
 {
-    SemaphoreHandle_t h = (SemaphoreHandle_t)s->handle;
+    SemaphoreHandle_t h = (SemaphoreHandle_t)handle;
     if (uxSemaphoreGetCountFromISR(h) > 0 && xSemaphoreTake(h, 0) == pdTRUE)
         return 0;
     if (deadline_ns == UINT64_MAX)
-        return rtg_sem_wait(s);
+        return xSemaphoreTake(h, portMAX_DELAY) == pdTRUE ? 0 : EINTR;
     for (;;) {
         TickType_t ticks = rtg_fr_ticks_until(deadline_ns);
         if (ticks == 0)
@@ -53,6 +53,11 @@ int rtg_sem_wait_until(rtg_sem_t *s, uint64_t deadline_ns)
         if (xSemaphoreTake(h, ticks) == pdTRUE)
             return 0;
     }
+}
+
+int rtg_sem_wait_until(rtg_sem_t *s, uint64_t deadline_ns)
+{
+    return rtg_fr_take_until(s->handle, deadline_ns);
 }
 
 /* Also from an interrupt handler (a timer's, timer.c): the waiter, if

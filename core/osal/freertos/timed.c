@@ -12,18 +12,7 @@
  * waits until the deadline has passed (a tick count can end it early). */
 int rtg_mutex_lock_until(rtg_mutex_t *m, uint64_t deadline_ns)
 {
-    SemaphoreHandle_t h = (SemaphoreHandle_t)m->handle;
-    if (uxSemaphoreGetCountFromISR(h) > 0 && xSemaphoreTake(h, 0) == pdTRUE)
-        return 0;
-    if (deadline_ns == UINT64_MAX)
-        return rtg_mutex_lock(m);
-    for (;;) {
-        TickType_t ticks = rtg_fr_ticks_until(deadline_ns);
-        if (ticks == 0)
-            return ETIMEDOUT;
-        if (xSemaphoreTake(h, ticks) == pdTRUE)
-            return 0;
-    }
+    return rtg_fr_take_until(m->handle, deadline_ns);
 }
 
 /* FreeRTOS waits take a count of ticks from now: the absolute deadline

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from rtgauge.errors import UsageError
-from rtgauge.model import load_bundle
 
 
 def hold(fh: int) -> None:
@@ -49,6 +48,8 @@ def seal_orphans(root: Path) -> list[Path]:
         bundle_path = partial.with_name(partial.name.removesuffix(".partial.jsonl") + ".json")
         if bundle_path.exists():
             continue
+        from rtgauge.model import load_bundle  # only when there is one: `runs` stays light
+
         try:
             bundle = load_bundle(partial)
         except UsageError:

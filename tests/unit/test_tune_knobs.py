@@ -124,6 +124,17 @@ def test_cpu_0_measured_excludes_what_would_leave_it_out(root: Path) -> None:
     }
 
 
+def test_no_sibling_offline_while_a_v1_cpuset_names_it(root: Path) -> None:
+    put(root, f"{CG}/docker/cpuset.cpus", "2-3\n")
+    c = by_knob(root, {1})["smt-siblings"]
+    assert c.state == "excluded" and "docker" in c.why and "for good" in c.why
+
+
+def test_cpufreq_without_performance_is_absent(root: Path) -> None:
+    put(root, "/sys/devices/system/cpu/cpu1/cpufreq/scaling_available_governors", "schedutil\n")
+    assert by_knob(root, {1})["cpufreq"].state == "absent"
+
+
 def test_cpu_0_as_a_sibling_is_never_taken_offline(root: Path) -> None:
     c = by_knob(root, {2})["smt-siblings"]
     assert c.state == "excluded" and "CPU 0" in c.why

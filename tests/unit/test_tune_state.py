@@ -19,7 +19,7 @@ from tune_fake import fake_system, read
 from rtgauge.errors import RunError, UsageError
 from rtgauge.tune import writes
 from rtgauge.tune.knobs import Change, candidates
-from rtgauge.tune.state import Applied, restore_leftovers, state_dir
+from rtgauge.tune.state import Applied, require_root, restore_leftovers, state_dir
 
 CG = "/sys/fs/cgroup/cpuset"
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -259,3 +259,11 @@ def test_every_command_runs_the_janitor_first_as_root(
     code, _, err = run("runs", "--store", str(tmp_path / "store"))  # type: ignore[operator]
     assert code == 0 and "restored 1 setting left by rtgauge tune (pid 999999999" in err
     assert read(root, "/proc/sys/kernel/numa_balancing") == "1" and leftover() == []
+
+
+def test_root_is_required_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(UsageError, match="run it as root"):
+        require_root()
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    require_root()

@@ -51,6 +51,7 @@ def test_each_file_holds_its_kind(tmp_path: Path) -> None:
     assert "cpu-isolation [try]: isolcpus=domain,managed_irq,1 nohz_full=1 rcu_nocbs=1" in readme
     assert "numa-balancing [try]: numa_balancing=disable" in readme
     assert "timer-migration: timers stay where armed" in readme
+    assert "/dev/cpu_dma_latency was held open at 0" in readme
 
 
 def test_nothing_helped_still_writes_every_file(tmp_path: Path) -> None:

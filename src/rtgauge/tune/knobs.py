@@ -8,6 +8,7 @@ leaves CPU 0 out of anything or takes it offline), anything persistent."""
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,8 +30,10 @@ KNOBS = (
     "numa-balancing",
     "idle-states",
     "cpufreq",
-    "smt-siblings",
     "cpu-isolation",
+    # last: applied together with the shield, a CPU taken offline after the
+    # shield is made leaves it to the kernel, and is back before it goes
+    "smt-siblings",
 )
 STATES = ("try", "already", "absent", "boot-only", "excluded")
 SHIELD = "rtgauge-shield"
@@ -482,7 +485,8 @@ def _idle(ctx: _Ctx) -> Candidate:
     worst = max(deep, key=lambda s: s[3])
     why = (
         f"CPU {worst[0]} may enter {worst[2]} (exit latency {worst[3]:g} µs); holding "
-        f"{DMA_LATENCY} at 0 keeps the CPUs polling"
+        f"{DMA_LATENCY} open at 0 keeps the CPUs polling (closing it undoes that, and the "
+        "kernel closes it when the process dies)"
         + (f", and {len(over)} states over a tenth of the budget are disabled" if over else "")
     )
     disables = [c for c in changes if not c.path.startswith("hold:")]
@@ -552,6 +556,16 @@ def _smt(ctx: _Ctx) -> Candidate:
             f"CPU 0 is a sibling of CPU {ctx.text}: CPU 0 is never taken offline",
             boot=boot,
         )
+    if held := _v1_cpusets_with(t, others):
+        return _cand(
+            ctx,
+            knob,
+            title,
+            "excluded",
+            f"cpuset {held} holds CPU {format_list(others)}: on cgroup v1 a CPU taken offline "
+            "leaves every cpuset for good, and onlining it does not put it back",
+            boot=boot,
+        )
     changes = [Change(str(t.p(f"{SYS_CPU}/cpu{c}/online")), "1", "0") for c in sorted(others)]
     return _cand(
         ctx,
@@ -563,6 +577,19 @@ def _smt(ctx: _Ctx) -> Candidate:
         boot,
         _shell(changes),
     )
+
+
+def _v1_cpusets_with(t: Tree, cpus: set[int]) -> str | None:
+    """A cgroup v1 cpuset below the root that names one of these CPUs."""
+    where = t.cpuset_root()
+    if where is None or where[1]:
+        return None
+    for d, _, names in os.walk(where[0]):
+        if Path(d) != where[0] and "cpuset.cpus" in names:
+            mine = parse_list(t.read(str(Path(d, "cpuset.cpus").relative_to(t.root))))
+            if mine and mine & cpus:
+                return d
+    return None
 
 
 # ---- the shield ----

@@ -181,6 +181,14 @@ def _readme(helped: Sequence[Candidate], not_tried: Sequence[Candidate]) -> str:
         "Settings that helped:",
     ]
     out += [f"  {c.knob}: {c.title} ({c.why})" for c in helped] or ["  (none)"]
+    holds = sorted({ch.path[5:] for c in helped for ch in c.changes if ch.path.startswith("hold:")})
+    for device in holds:
+        out += [
+            "",
+            f"{device} was held open at 0: no file can do that at boot. The real-time",
+            "program holds it itself while it runs (open it, write a 32-bit 0, keep it",
+            "open), or tuned does (force_latency in tuned.conf).",
+        ]
     boot_only = [c for c in not_tried if c.boot]
     out += ["", "Boot-time items not tried, and why:"]
     out += [f"  {c.knob} [{c.state}]: {c.boot} ({c.why})" for c in boot_only] or ["  (none)"]

@@ -118,6 +118,24 @@ def test_the_shield_is_made_filled_and_removed(root: Path) -> None:
     assert set(read(root, f"{CG}/tasks").split()) == {"100", "101"}
 
 
+def test_a_shield_that_cannot_be_set_up_is_not_left_half_made(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    [shield] = [c for c in knob_changes(root, "cpu-isolation") if c.path.startswith("cpuset:")]
+    real = writes._write
+
+    def refuse_mems(path: str | Path, value: str, *, append: bool = False) -> None:
+        if str(path).endswith("cpuset.mems"):
+            raise OSError(22, "Invalid argument")
+        real(path, value, append=append)
+
+    monkeypatch.setattr(writes, "_write", refuse_mems)
+    with pytest.raises(UsageError, match="could not apply `mkdir .*Invalid argument"):
+        with Applied([shield]):
+            pytest.fail("the body must not run")
+    assert not Path(shield.path.partition(":")[2]).exists() and leftover() == []
+
+
 def test_the_hold_keeps_the_device_open_until_the_end(root: Path) -> None:
     [hold] = [c for c in knob_changes(root, "idle-states") if c.path.startswith("hold:")]
     applied = Applied([hold])

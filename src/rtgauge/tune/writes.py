@@ -33,9 +33,13 @@ def apply_one(path: str, new: str) -> int | None:
     if kind == "cpuset":
         fields = dict(part.partition("=")[::2] for part in new.split())
         os.mkdir(rest)
-        _write(Path(rest, "cpuset.cpus"), fields.get("cpus", ""))
-        if fields.get("mems"):
-            _write(Path(rest, "cpuset.mems"), fields["mems"])
+        try:
+            _write(Path(rest, "cpuset.cpus"), fields.get("cpus", ""))
+            if fields.get("mems"):
+                _write(Path(rest, "cpuset.mems"), fields["mems"])
+        except OSError:
+            _remove_cpuset(Path(rest))  # not applied: not left half made
+            raise
     elif kind == "cpuset-task":
         try:
             _write(new, rest, append=True)

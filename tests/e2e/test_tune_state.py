@@ -56,8 +56,14 @@ def chosen(sleeper: int) -> list[Change]:
     return out
 
 
+def every_change(sleeper: int) -> list[Change]:
+    """Every knob's changes (those the child makes among them)."""
+    found = candidates(frozenset({1}), movable=frozenset({sleeper}))
+    return [ch for c in found for ch in c.changes]
+
+
 def snapshot(changes: list[Change], sleeper: int) -> dict[str, str]:
-    """What each change touches, as read now."""
+    """What the changes touch, as read now."""
     out = {}
     for ch in changes:
         kind, colon, rest = ch.path.partition(":")
@@ -143,7 +149,8 @@ def test_killed_the_next_command_restores_everything(
     changes = chosen(sleeper)
     if not changes:
         pytest.skip(f"none of {', '.join(KNOBS)} can be tried on this machine")
-    before = snapshot(changes, sleeper)
+    watched = [*changes, *every_change(sleeper)]  # every knob's paths, read before and after
+    before = snapshot(watched, sleeper)
     child = None
     try:
         child = start(sleeper, env)
@@ -151,7 +158,7 @@ def test_killed_the_next_command_restores_everything(
         assert len(state_files(env)) == 1
         child.send_signal(signal.SIGKILL)
         assert child.wait() == -signal.SIGKILL
-        assert snapshot(changes, sleeper) != before  # left changed by the killed process
+        assert snapshot(watched, sleeper) != before  # left changed by the killed process
         done = subprocess.run(
             [sys.executable, "-m", "rtgauge.cli.main", "runs", "--store", str(tmp_path / "s")],
             capture_output=True,
@@ -160,7 +167,7 @@ def test_killed_the_next_command_restores_everything(
         )
         assert done.returncode == 0, done.stderr
         assert f"left by rtgauge tune (pid {child.pid}, killed)" in done.stderr
-        assert snapshot(changes, sleeper) == before
+        assert snapshot(watched, sleeper) == before
         assert state_files(env) == []
     finally:
         if child is not None and child.poll() is None:
@@ -173,14 +180,15 @@ def test_sigterm_the_process_restores_itself(sleeper: int, env: dict[str, str]) 
     changes = chosen(sleeper)
     if not changes:
         pytest.skip(f"none of {', '.join(KNOBS)} can be tried on this machine")
-    before = snapshot(changes, sleeper)
+    watched = [*changes, *every_change(sleeper)]  # every knob's paths, read before and after
+    before = snapshot(watched, sleeper)
     child = None
     try:
         child = start(sleeper, env)
         check_applied(changes, sleeper)
         child.send_signal(signal.SIGTERM)
         assert child.wait() == 128 + signal.SIGTERM
-        assert snapshot(changes, sleeper) == before
+        assert snapshot(watched, sleeper) == before
         assert state_files(env) == []
     finally:
         if child is not None and child.poll() is None:

@@ -152,11 +152,11 @@ def _cand(
     changes: list[Change] | None = None,
     boot: str | None = None,
     persistent: str | None = None,
-    finding: str | None = None,
 ) -> Candidate:
+    """Every knob answers the audit finding of the same id."""
     return Candidate(
         knob,
-        finding or knob,
+        knob,
         title,
         state,
         why,

@@ -98,6 +98,24 @@ def test_a_failure_midway_restores_those_applied(root: Path) -> None:
     assert leftover() == []
 
 
+def test_an_unexpected_error_while_applying_restores_too(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes = knob_changes(root, "timer-migration", "numa-balancing")
+    real = writes.apply_one
+
+    def second_breaks(path: str, new: str) -> int | None:
+        if path.endswith("numa_balancing"):
+            raise ValueError("not a number")
+        return real(path, new)
+
+    monkeypatch.setattr(writes, "apply_one", second_breaks)
+    with pytest.raises(ValueError):
+        with Applied(changes):
+            pytest.fail("the body must not run")
+    assert read(root, "/proc/sys/kernel/timer_migration") == "1" and leftover() == []
+
+
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt, SystemExit])
 def test_every_way_out_restores(root: Path, error: type[BaseException]) -> None:
     with pytest.raises(error):

@@ -169,6 +169,9 @@ class Applied:
                     f"could not apply `{c.command()}`: {exc.strerror or exc}; the {i} "
                     "settings applied before it are restored"
                 ) from None
+            except BaseException:  # anything else: undone all the same
+                self._undo()
+                raise
             if fd is not None:
                 self._held[i] = fd
             self._applied = i + 1

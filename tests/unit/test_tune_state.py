@@ -19,7 +19,13 @@ from tune_fake import fake_system, read
 from rtgauge.errors import RunError, UsageError
 from rtgauge.tune import writes
 from rtgauge.tune.knobs import Change, candidates
-from rtgauge.tune.state import Applied, require_root, restore_leftovers, state_dir
+from rtgauge.tune.state import (
+    Applied,
+    require_root,
+    restore_leftovers,
+    state_dir,
+    terminate_as_exit,
+)
 
 CG = "/sys/fs/cgroup/cpuset"
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -114,6 +120,33 @@ def test_an_unexpected_error_while_applying_restores_too(
         with Applied(changes):
             pytest.fail("the body must not run")
     assert read(root, "/proc/sys/kernel/timer_migration") == "1" and leftover() == []
+
+
+def test_a_sigterm_while_applying_is_held_back_then_restores(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes = knob_changes(root, "timer-migration", "numa-balancing")
+    real = writes.apply_one
+    calls = []
+
+    def terminated(path: str, new: str) -> int | None:
+        os.kill(os.getpid(), signal.SIGTERM)  # held back until every write is done
+        calls.append(path)
+        return real(path, new)
+
+    monkeypatch.setattr(writes, "apply_one", terminated)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        terminate_as_exit()
+        with pytest.raises(SystemExit) as done:
+            with Applied(changes):
+                pytest.fail("the body must not run")
+    finally:
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    assert done.value.code == 128 + signal.SIGTERM and len(calls) == 2
+    assert read(root, "/proc/sys/kernel/timer_migration") == "1"
+    assert read(root, "/proc/sys/kernel/numa_balancing") == "1" and leftover() == []
 
 
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt, SystemExit])

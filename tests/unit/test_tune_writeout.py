@@ -45,6 +45,8 @@ def test_each_file_holds_its_kind(tmp_path: Path) -> None:
     assert "[sysctl]" in tuned and "kernel.timer_migration=0" in tuned
     assert "force_latency=0" in tuned and f"{thp}/enabled=never" in tuned
     assert any(x.startswith("cmdline_rtgauge=transparent_hugepage=never") for x in tuned)
+    # /proc/irq has no tuned form: left to the unit, and said
+    assert "#   echo d > " + str(tmp_path / "root/proc/irq/default_smp_affinity") in tuned
 
     readme = text["README.txt"]
     assert "written out and never applied" in readme

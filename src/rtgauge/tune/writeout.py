@@ -126,12 +126,16 @@ def _tuned(helped: Sequence[Candidate], sysctl: list[str]) -> str:
     sysfs: list[str] = []
     other: list[str] = []
     for c in helped:
-        for ch in c.changes:
-            kind = _tuned_line(ch)
-            if kind is None:
-                continue
-            section, line = kind
-            (cpu if section == "cpu" else sysfs if section == "sysfs" else other).append(line)
+        lines = [_tuned_line(ch) for ch in c.changes]
+        if any(line is None for line in lines):
+            # tuned has no form for part of it: the whole knob is the unit's
+            other += [x for x in (c.persistent or "").splitlines() if not SYSCTL_LINE.match(x)]
+            continue
+        for section, line in (x for x in lines if x is not None):
+            if section == "cpu":
+                cpu.append(line)
+            elif section == "sysfs":
+                sysfs.append(line)
     out = [
         "# A tuned profile of the settings that helped: /etc/tuned/rtgauge/tuned.conf, then",
         "# tuned-adm profile rtgauge. Written by rtgauge tune, never applied.",
@@ -149,24 +153,29 @@ def _tuned(helped: Sequence[Candidate], sysctl: list[str]) -> str:
     if boots:
         out += ["", "[bootloader]", f"cmdline_rtgauge={merge_boot(boots)}"]
     if other:
-        out += ["", "# No tuned form; the unit rtgauge-tune.service does these:"]
+        out += [
+            "",
+            "# No tuned form here (tuned's cpu-partitioning profile, isolated_cores=, comes",
+            "# closest); the unit rtgauge-tune.service does these:",
+        ]
         out += [f"#   {line}" for line in dict.fromkeys(other)]
     return "\n".join(out) + "\n"
 
 
 def _tuned_line(ch: Change) -> tuple[str, str] | None:
-    kind, _, rest = ch.path.partition(":")
-    if kind == "hold":
+    """A change's line in a tuned section; ("sysctl", "") for one that
+    [sysctl] holds already; None: tuned has no form for it."""
+    if ch.path.startswith("hold:"):
         return "cpu", f"force_latency={ch.new}"
     if ch.path.endswith("/cpufreq/scaling_governor"):
         return "cpu", f"governor={ch.new}"
+    if ":" in ch.path:
+        return None  # a task moved, a cpuset made
     if "/proc/sys/" in ch.path:
-        return None  # in [sysctl] already
-    if ch.path.startswith("/") and "/sys/" in ch.path and ":" not in ch.path:
+        return "sysctl", ""
+    if "/sys/" in ch.path and "/proc/" not in ch.path:
         return "sysfs", f"{ch.path}={ch.new}"
-    if kind == "cpuset-task" or (kind == "pid-affinity" and rest != "2"):
-        return None  # said once, by the shield's or kthreadd's line
-    return "other", ch.command()
+    return None
 
 
 def _readme(helped: Sequence[Candidate], not_tried: Sequence[Candidate]) -> str:

@@ -108,16 +108,26 @@ def worst(records: list[Record], figs: list[Record]) -> Record | None:
         explained = analysed.test_explained(t)
         if explained is None:
             continue
-        cover = next((c for c in explained.figures if c.metric == fig["name"]), None)
-        if cover is None or cover.window is None:
-            out["why_not"] = (cover.why_not if cover else None) or explained.why_not
-            out["why_not"] = out["why_not"] or "the flight recorder kept no window of it"
+        top = float(fig["max"])
+        kept = next(
+            (
+                w
+                for w in explained.windows
+                if w.explanation.metric == fig["name"]
+                and abs(w.explanation.sample_ns - top) <= max(1.0, 1e-6 * top)
+            ),
+            None,
+        )
+        if kept is None:
+            cover = next((c for c in explained.figures if c.metric == fig["name"]), None)
+            why = (cover.why_not if cover else None) or explained.why_not
+            out["why_not"] = why or "the flight recorder kept no window of it"
             out["summary"] = f"not explained: {out['why_not']}"
             return out
-        x = cover.window.explanation
+        x = kept.explanation
         out["culprit"] = culprit_name(x, virtualised)
         out["summary"] = x.culprit
-        out["window"] = window_json(cover.window)
+        out["window"] = window_json(kept)
         return out
     out["why_not"] = "the flight recorder was off or offered nothing for this test"
     out["summary"] = f"not explained: {out['why_not']}"

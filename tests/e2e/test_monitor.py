@@ -8,6 +8,7 @@ the newest interval's figures; SIGTERM ends it, saying what was kept."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -231,3 +232,28 @@ def test_intervals_are_pushed_in_order_queued_while_away_and_served_as_openmetri
         sent = p.body["intervals"][0]
         assert {**sent, "host": p.body["host"], "label": "e2e"} == by_start[sent["start"]]
     assert intervals[0]["gap_ms"] == 0 and all(iv["gap_ms"] > 0 for iv in intervals[1:])
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--interval", "500ms"], "rtgauge: error: --interval '500ms': at least 1 s"),
+        (["--tests", "TMR-P-LAT,IRQ-P-LAT"], "the monitor measures one duration test"),
+        (["--metrics-listen", "nope"], "--metrics-listen 'nope': give HOST:PORT"),
+        (["--server", "http://127.0.0.1:9"], "rtgauge: error: pushing needs a token"),
+        (["--tests", "CLK-P-RES", "--for", "5s"], "--tests CLK-P-RES: not a duration test"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(
+    tmp_path: Path, host_probe: Path, args: list[str], says: str
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "RTGAUGE_TOKEN"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "rtgauge.cli.main", "monitor", "--probe", str(host_probe),
+         "--store", str(tmp_path / "store"), *args],
+        capture_output=True, text=True, timeout=BOUND_S, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    errors = [x for x in proc.stderr.splitlines() if x.startswith("rtgauge: error:")]
+    assert len(errors) == 1 and says in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr

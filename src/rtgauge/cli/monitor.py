@@ -16,10 +16,7 @@ from rtgauge import pushing
 from rtgauge.cli.run import run_label
 from rtgauge.cli.spans import span_ms
 from rtgauge.errors import UsageError
-from rtgauge.monitor.loop import Monitor, Settings, run_monitor
 from rtgauge.monitor.metrics_http import MetricsServer, Newest, listen_address
-from rtgauge.monitor.outbox import Outbox
-from rtgauge.monitor.store import IntervalStore
 from rtgauge.targets.registry import add_target_options, make_target
 
 MIN_INTERVAL_MS = 1000
@@ -99,6 +96,11 @@ def _say(text: str) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    # the analysis behind each interval is imported here, not for --help
+    from rtgauge.monitor.loop import Monitor, Settings, run_monitor
+    from rtgauge.monitor.outbox import Outbox
+    from rtgauge.monitor.store import IntervalStore
+
     server = pushing.server_url(args.server) if args.server else None
     token = pushing.read_token(args.token_file) if server else None
     root: Path = args.monitor_store or default_store()

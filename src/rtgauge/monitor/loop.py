@@ -101,6 +101,8 @@ class Monitor:
         records: list[Record] = []
         arrival = None
         for line in self.target.run(self.probe_args(duration_ms)):
+            if self.stopping:  # a signal between two runs found no probe to stop
+                self.target.stop()
             try:
                 record = parse_line(line, "probe output")
             except UsageError as exc:
@@ -154,6 +156,10 @@ class Monitor:
             if test is None or arrival is None:
                 self._no_interval()
                 continue
+            if "duration_ms" not in (test.get("options") or {}) and self.measured == 0:
+                raise UsageError(
+                    f"--tests {self.s.test}: not a duration test (e.g. TMR-P-LAT, IRQ-P-LAT)"
+                )
             measured_s = float(test.get("duration_ms") or duration) / 1000.0
             start_mono = arrival.mono - measured_s
             gap_ms = 0.0 if prev_end is None else (start_mono - prev_end) * 1000.0

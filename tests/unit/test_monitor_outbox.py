@@ -34,6 +34,8 @@ class FakeServer:
         what = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
         if what == "refused":
             return Pushed("refused", "refused by the server (400): bad interval", None, 400)
+        if what == "bad-token":
+            return Pushed("refused", "refused by the server (401): bad token", None, 401)
         return Pushed(what, what)
 
 
@@ -82,6 +84,23 @@ def test_a_refusal_is_said_once_and_never_queued(
     refused = sorted((tmp_path / "outbox" / push_queue.REFUSED).glob("*.json"))
     assert [json.loads(p.read_bytes())["n"] for p in refused] == [0, 2]
     assert all(p.with_suffix(".reason").exists() for p in refused)
+
+
+def test_a_refused_token_keeps_the_queue_for_a_monitor_with_a_good_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = FakeServer("bad-token")
+    box, said = _box(tmp_path, server, monkeypatch)
+    for n in range(3):
+        box.put(_payload(n))
+        box.drain()
+    assert server.got == [0, 0, 0] and box.waiting() == 3 and box.refused == 0
+    assert len([s for s in said if "(401)" in s]) == 1
+    assert not (box.folder / push_queue.REFUSED).exists()
+    good = FakeServer("stored")
+    again, _ = _box(tmp_path, good, monkeypatch)
+    again.drain()
+    assert good.got == [0, 1, 2] and again.waiting() == 0
 
 
 def test_a_full_queue_takes_no_more_and_says_so_once(

@@ -2,8 +2,11 @@
 
 Every interval goes through the outbox folder (push_queue's files, order and
 bound): queued, then the queue is sent oldest first until the server is not
-reached. A refusal (4xx) is said once per status and the interval set aside
-(refused/ with its reason), never sent again; not reached (no answer, 5xx,
+reached. A refusal of the interval (4xx) is said once per status and the
+interval set aside (refused/ with its reason), never sent again; a refusal
+of the request (401, 403, 404, 405: the token, the address) is said once
+and leaves the queue as it is, for a monitor started with the right ones;
+not reached (no answer, 5xx,
 408, 429) leaves it, and those after it, queued for the next try. A queue
 at its bound takes no more: the interval stays in the store, said once.
 
@@ -102,6 +105,15 @@ class Outbox:
                 if self._away:
                     self._away = False
                     self.say(f"outbox: {self.server} reached again; sending the queue")
+                if got.what == "refused" and not got.bundle_refused:
+                    # the token or the address, not the interval: it waits
+                    # for a monitor started with the right ones
+                    self._once(
+                        f"refused-{got.status}",
+                        f"outbox: {got.message}; that is the token or the address, not the "
+                        f"interval: intervals stay queued in {self.folder}",
+                    )
+                    return
                 if got.what == "refused":
                     self.refused += 1
                     push_queue.set_aside(item, got.message)

@@ -19,7 +19,7 @@ import pytest
 
 from rtgauge.analysis.analysed_run import AnalysedRun, window_json
 from rtgauge.model import bundle_from_records
-from rtgauge.monitor.intervals import Span, culprit_name, interval, utc_ms
+from rtgauge.monitor.intervals import TEXT_MAX, Span, culprit_name, interval, utc_ms
 from rtgauge.monitor.loop import Monitor, Settings
 from rtgauge.monitor.store import IntervalStore
 from rtgauge.targets.base import Target
@@ -208,3 +208,15 @@ def test_a_probe_that_refuses_its_arguments_is_a_usage_error(tmp_path: Path) -> 
     )
     with pytest.raises(UsageError, match="not an online CPU"):
         monitor.run()
+
+
+def test_long_words_are_cut_to_what_a_server_takes() -> None:
+    records = _records()
+    records[1] = copy.deepcopy(records[1])
+    records[1]["explain"] = {**records[1]["explain"], "windows": [], "why": "x" * 5000}
+    records[1]["explain"]["state"] = "off"
+    iv = interval(records, SPAN)
+    assert iv is not None
+    worst = iv["worst"]
+    assert len(worst["why_not"]) == TEXT_MAX and worst["why_not"].endswith("x…")
+    assert len(worst["summary"]) == TEXT_MAX

@@ -14,6 +14,9 @@ from rtgauge.analysis.explain.parts import Explanation, Subject
 from rtgauge.analysis.explain.rules import party_of
 from rtgauge.model import Record, bundle_from_records
 
+# the longest culprit and text a server takes (the intervals schema's bounds)
+CULPRIT_MAX = 300
+TEXT_MAX = 2000
 FIGURE_KEYS = ("name", "unit", "count", "min", "max", "mean", "p50", "p90", "p99", "p99_9", "hist")
 
 
@@ -121,17 +124,21 @@ def worst(records: list[Record], figs: list[Record]) -> Record | None:
         if kept is None:
             cover = next((c for c in explained.figures if c.metric == fig["name"]), None)
             why = (cover.why_not if cover else None) or explained.why_not
-            out["why_not"] = why or "the flight recorder kept no window of it"
-            out["summary"] = f"not explained: {out['why_not']}"
+            out["why_not"] = _cap(why or "the flight recorder kept no window of it", TEXT_MAX)
+            out["summary"] = _cap(f"not explained: {out['why_not']}", TEXT_MAX)
             return out
         x = kept.explanation
-        out["culprit"] = culprit_name(x, virtualised)
-        out["summary"] = x.culprit
+        out["culprit"] = _cap(culprit_name(x, virtualised), CULPRIT_MAX)
+        out["summary"] = _cap(x.culprit, TEXT_MAX)
         out["window"] = window_json(kept)
         return out
     out["why_not"] = "the flight recorder was off or offered nothing for this test"
     out["summary"] = f"not explained: {out['why_not']}"
     return out
+
+
+def _cap(text: str | None, most: int) -> str | None:
+    return text if text is None or len(text) <= most else text[: most - 1] + "…"
 
 
 def interval(records: list[Record], span: Span) -> Record | None:

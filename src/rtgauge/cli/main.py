@@ -40,6 +40,11 @@ COMMANDS = (
         "store another tool's results (cyclictest, rtla) as a run",
     ),
     Command("push", "rtgauge.cli.push", "send runs to a result server (rtgauge serve)"),
+    Command(
+        "monitor",
+        "rtgauge.cli.monitor",
+        "measure a target without end, interval by interval, and push each",
+    ),
     Command("serve", "rtgauge.cli.serve", "serve the result store to browsers and pushing hosts"),
 )
 

@@ -121,11 +121,12 @@ class FakeCandidate:
 class FakeSystem:
     """A system whose rounds are disturbed unless its knob "irq" is applied."""
 
-    def __init__(self, fail_on: str = "") -> None:
+    def __init__(self, fail_on: str = "", fail_together: bool = False) -> None:
         self.rng = random.Random(7)
         self.applied: set[str] = set()
         self.log: list[str] = []
         self.fail_on = fail_on
+        self.fail_together = fail_together
 
     def prober(self) -> Round:
         quiet = "/irq" in self.applied
@@ -136,6 +137,8 @@ class FakeSystem:
 
     @contextlib.contextmanager
     def apply(self, changes: Sequence[Any]) -> Iterator[None]:
+        if self.fail_together and len(changes) > 1:
+            raise UsageError("the two cannot be applied at once")
         if any(c.path == self.fail_on for c in changes):
             raise UsageError(f"{self.fail_on}: cannot be written")
         paths = {c.path for c in changes}
@@ -187,4 +190,17 @@ def test_a_change_that_cannot_be_applied_is_not_measured_and_says_why() -> None:
     out = tune(_cands(), system.prober, system.apply, rounds=4)
     thp = next(t for t in out.trials if t.knob == "thp")
     assert thp.outcome == "not measured" and "cannot be written" in thp.error
+    assert not system.applied
+
+
+def test_knobs_that_cannot_be_applied_together_say_so_and_keep_the_rest() -> None:
+    system = FakeSystem(fail_together=True)
+    cands = _cands()
+    cands.insert(
+        1, FakeCandidate("irq-too", "IRQs too", "try", "x", (FakeChange("/irq", "1", "0"),))
+    )
+    out = tune(cands, system.prober, system.apply, rounds=4)
+    assert out.together is not None and out.together.outcome == "not measured"
+    assert "at once" in out.together.error
+    assert [t.outcome for t in out.trials if t.knob.startswith("irq")] == ["helped", "helped"]
     assert not system.applied

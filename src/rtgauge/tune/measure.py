@@ -207,14 +207,13 @@ def tune(
         changes = [ch for c in helped for ch in c.changes]
         title = " + ".join(c.knob for c in helped)
         said(f"together: {title}")
-        sides = ab_rounds(prober, changes, apply, rounds, said)
-        together = trial_of(
-            "together",
-            title,
-            "the knobs that helped alone, applied together",
-            [ch.command() for ch in changes],
-            sides,
-        )
+        why = "the knobs that helped alone, applied together"
+        commands = [ch.command() for ch in changes]
+        try:
+            sides = ab_rounds(prober, changes, apply, rounds, said)
+            together = trial_of("together", title, why, commands, sides)
+        except UsageError as exc:
+            together = Trial("together", title, why, tuple(commands), (), _no_shift(), str(exc))
     return Outcome(
         trials,
         together,

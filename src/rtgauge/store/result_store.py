@@ -32,6 +32,7 @@ from rtgauge.errors import UsageError
 from rtgauge.store import limits_table, migrate, tokens
 from rtgauge.store.index_row import index_values, now_utc, parse_bundle, stored_bundle
 from rtgauge.store.location import Location
+from rtgauge.store.orphans import seal_orphans
 from rtgauge.store.query import RunFilter, RunPage, RunRow
 from rtgauge.store.schema import bundle_blobs, run_tests, runs
 
@@ -99,6 +100,9 @@ class ResultStore:
             raise UsageError(f"cannot open the store {location}: {_reason(exc)}") from None
         if fresh and self.root is not None:
             self._rebuild()
+        if self.root is not None:
+            for sealed in seal_orphans(self.root):
+                self._index_quietly(sealed)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
@@ -21,7 +21,7 @@ from rtgauge.fmt import term
 from rtgauge.tune.measure import DEFAULT_ROUND_MS, DEFAULT_ROUNDS, DEFAULT_TESTS
 
 if TYPE_CHECKING:
-    from rtgauge.tune.measure import CandidateLike as Candidate
+    from rtgauge.tune.knobs import Candidate
     from rtgauge.tune.result import TuneResult
 
 ROUNDS_MAX = 100
@@ -121,19 +121,6 @@ def chosen_knobs(text: str | None, all_ids: Sequence[str]) -> list[str] | None:
     return ids
 
 
-def state_half(name: str) -> Any:
-    """knobs, state or writeout: the half of tune that finds, applies and
-    writes out the settings (its API: Candidate, Applied, write_out)."""
-    import importlib
-
-    return importlib.import_module(f"rtgauge.tune.{name}")
-
-
-def require_root() -> None:
-    if os.geteuid() != 0:
-        raise UsageError("rtgauge tune changes kernel settings for its rounds: run it as root")
-
-
 def dry_run_text(cands: Sequence[Candidate]) -> str:
     lines = []
     for c in cands:
@@ -156,13 +143,15 @@ def execute(args: argparse.Namespace) -> int:
     movable = parse_pids(args.movable)
     rounds = parse_rounds(args.rounds)
     round_ms = parse_round(args.round_span)
-    found: list[Candidate] = state_half("knobs").candidates(cpus, movable=movable)
+    from rtgauge.tune import knobs, state
+
+    found = knobs.candidates(cpus, movable=movable)
     wanted = chosen_knobs(args.knobs, [c.knob for c in found])
     cands = [c for c in found if wanted is None or c.knob in wanted]
     if args.dry_run:
         print(dry_run_text(cands))
         return 0
-    require_root()
+    state.require_root()
     result = measure(args, cands, cpus, rounds, round_ms)
     return finish(args, result, cands)
 
@@ -179,9 +168,9 @@ def measure(
     from rtgauge.audit.cpus import format_list
     from rtgauge.targets.local import LocalTarget
     from rtgauge.tune import measure as m
+    from rtgauge.tune import state
     from rtgauge.tune.result import TuneResult
 
-    state = state_half("state")
     state.terminate_as_exit()  # a SIGTERM restores like ^C
     plan = m.Plan(format_list(set(cpus)), args.tests, rounds, round_ms)
     started = datetime.datetime.now(datetime.UTC)
@@ -219,8 +208,8 @@ def finish(args: argparse.Namespace, result: TuneResult, cands: Sequence[Candida
     from rtgauge.report.formats import EXPORTERS
     from rtgauge.report.tune_report import tune_report, tune_text
     from rtgauge.tune import result as stored
+    from rtgauge.tune.writeout import write_out
 
-    write_out = state_half("writeout").write_out
     folder: Path = args.results_dir
     path = stored.save(result, folder)  # first, so the files name it
     out = args.out or path.with_name(path.stem + "-config")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from tune_rounds import metric, round_, window
+from tune_rounds import metric, round_, window, with_outliers
 
 from rtgauge.analysis.explain import parts as P
 from rtgauge.analysis.requirements import quantile
@@ -45,6 +45,19 @@ def test_a_disturbance_removed_is_help_beyond_chance(seed: int) -> None:
     assert d.outcome == "helped"
     assert d.p is not None and d.p < EACH
     assert d.sentence.startswith("helped beyond chance") and f"{d.p:.2g}" in d.sentence
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_stalls_of_the_host_after_do_not_veto_a_clear_help(seed: int) -> None:
+    rng = random.Random(seed)
+    before = pool([metric(rng, 60_000.0) for _ in range(4)])
+    after_rounds = [metric(rng, 15_000.0) for _ in range(4)]
+    worst = int(before.max or 0)
+    after_rounds[1] = with_outliers(after_rounds[1], [3 * worst, 4 * worst])
+    after = pool(after_rounds)
+    assert (after.p99_99 or 0) > (before.p99_99 or 0)  # the stalls are its p99.99
+    d = decide(before, after)
+    assert d.outcome == "helped", d.sentence
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -5,6 +5,7 @@ windows whose parts name a cause."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from rtgauge.analysis.explain import Explanation
 from rtgauge.analysis.explain import parts as P
@@ -69,3 +70,21 @@ def window(shares: dict[str, int], sample_ns: int | None = None) -> Explanation:
 
 def round_(rng: random.Random, scale: float, causes: dict[str, int]) -> Round:
     return Round({("TMR-P-LAT", "lat.cpu1"): metric(rng, scale)}, (window(causes),))
+
+
+def with_outliers(m: Metric, values: list[int]) -> Metric:
+    """The metric with a few far samples more, in its last block (a stall of
+    the host), each replacing one ordinary sample."""
+    assert m.blocks is not None and m.max is not None
+    buckets = list(m.hist.buckets)
+    lo, hi, n = buckets[0]
+    buckets[0] = (lo, hi, n - len(values))  # the samples replaced
+    buckets += [(v, v + 1, 1) for v in values]
+    maxima = list(m.blocks.maxima)
+    maxima[-1] = float(max(values))
+    return replace(
+        m,
+        max=float(max(values + [int(m.max)])),
+        hist=replace(m.hist, buckets=[b for b in buckets if b[2] > 0]),
+        blocks=replace(m.blocks, maxima=maxima),
+    )

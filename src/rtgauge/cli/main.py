@@ -33,6 +33,11 @@ COMMANDS = (
     Command("compare", "rtgauge.cli.compare", "compare stored runs side by side"),
     Command("lab", "rtgauge.cli.lab", "evaluate a set of systems and compare them"),
     Command("history", "rtgauge.cli.history", "runs of a system over time, with regressions"),
+    Command(
+        "tune",
+        "rtgauge.cli.tune",
+        "measure which run-time settings lower the latency, and write them out",
+    ),
     Command("plan", "rtgauge.cli.plan", "how long a run must be to back a miss-rate claim"),
     Command(
         "import",

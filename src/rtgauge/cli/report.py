@@ -24,6 +24,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    tune = tune_file(args)
+    if tune is not None:  # a tune result (kind tune): its own report
+        from rtgauge.report.tune_report import tune_report
+        from rtgauge.tune.result import load
+
+        emit_report(args, tune_report(load(tune)), chosen_format(args), tune.stem, [tune])
+        return 0
     source = read_run(args.bundle, args.store)
     bundle = source.bundle
     deadline = parse_duration_ns(args.deadline) if args.deadline else None
@@ -36,3 +43,18 @@ def execute(args: argparse.Namespace) -> int:
     if not bundle.complete:
         print("note: the run is incomplete; the report says so", file=sys.stderr)
     return 0
+
+
+def tune_file(args: argparse.Namespace) -> Path | None:
+    """The tune result RUN names: its file, or its name in the store's folder."""
+    from rtgauge.tune.result import PREFIX, is_tune_file
+
+    path = Path(args.bundle)
+    if path.is_file():
+        return path if is_tune_file(path) else None
+    if args.bundle.startswith(PREFIX) and args.store.is_directory:
+        folder: Path = args.results_dir
+        stored = folder / (path.name.removesuffix(".json") + ".json")
+        if stored.is_file():
+            return stored
+    return None

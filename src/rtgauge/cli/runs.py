@@ -8,6 +8,7 @@ from typing import Any
 
 from rtgauge.cli.common import add_results_dir
 from rtgauge.cli.output import add_output, chosen_format, emit
+from rtgauge.errors import UsageError
 from rtgauge.fmt import clip, term
 from rtgauge.store import RunFilter, open_store, row_dict
 
@@ -27,18 +28,59 @@ def list_runs(args: argparse.Namespace) -> list[dict[str, Any]]:
         return [row_dict(r) for r in store.all_runs(RunFilter(label=args.label))]
 
 
+def tune_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The tune results beside the runs of a directory store (kind tune)."""
+    from rtgauge.tune.result import load, stored
+
+    if not args.store.is_directory or args.label:
+        return []
+    out = []
+    for path in stored(args.results_dir):
+        try:
+            r = load(path)
+        except UsageError:
+            continue  # not ours to judge here: `rtgauge report` says why
+        if args.host is not None and args.host != r.host:
+            continue
+        out.append(
+            {
+                "kind": "tune",
+                "created_at": r.created_at,
+                "host": r.host,
+                "kernel": r.kernel,
+                "cpus": r.cpus,
+                "tried": len(r.trials),
+                "helped": [t.knob for t in r.helped],
+                "file": str(path),
+            }
+        )
+    return out
+
+
 def execute(args: argparse.Namespace) -> int:
     rows = [r for r in list_runs(args) if _of(r, args.host)]
     for r in rows:  # where its bundle is: a file of a directory store, else its id alone
         where = args.results_dir / r["path"] if args.store.is_directory and r["path"] else None
         r["file"] = str(where) if where else None
+        r["kind"] = "run"
+    tunes = tune_rows(args)
     if chosen_format(args) == "json":
-        emit(args, json.dumps(rows, indent=1, ensure_ascii=False) + "\n", "json", "runs")
+        emit(args, json.dumps(rows + tunes, indent=1, ensure_ascii=False) + "\n", "json", "runs")
+        return 0
+    if tunes:
+        emit(args, runs_text(rows) + tunes_text(tunes), "text", "runs")
         return 0
     if not rows:
         which = f" labelled {term(args.label)!r}" if args.label else ""
         emit(args, f"no runs{which} in {term(args.store)}\n", "text", "runs")
         return 0
+    emit(args, runs_text(rows), "text", "runs")
+    return 0
+
+
+def runs_text(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
     lines = [
         f"{'id':>5} {'created':<26} {'host':<16} {'target':<16} {'kernel':<24} {'preempt':<9} "
         f"{'tests':>5} {'status':<10} {'label':<16} path"
@@ -50,8 +92,19 @@ def execute(args: argparse.Namespace) -> int:
             f"{term(r['preempt']):<9} {r['tests']:>5} {status(r):<10} "
             f"{clip(term(r['label'] or '—'), 16):<16} {term(r['file']) if r['file'] else '—'}"
         )
-    emit(args, "\n".join(lines) + "\n", "text", "runs")
-    return 0
+    return "\n".join(lines) + "\n"
+
+
+def tunes_text(tunes: list[dict[str, Any]]) -> str:
+    """The tune results, kind tune: what `rtgauge report FILE` renders."""
+    lines = [f"{'kind':<5} {'created':<26} {'host':<16} {'cpus':<8} {'tried':>5} helped, file"]
+    for t in tunes:
+        helped = ", ".join(t["helped"]) or "none"
+        lines.append(
+            f"{'tune':<5} {term(t['created_at']):<26} {clip(term(t['host']), 16):<16} "
+            f"{clip(term(t['cpus']), 8):<8} {t['tried']:>5} {term(helped)}, {term(t['file'])}"
+        )
+    return "\n" + "\n".join(lines) + "\n"
 
 
 def _of(row: dict[str, Any], host: str | None) -> bool:

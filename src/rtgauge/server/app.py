@@ -131,6 +131,7 @@ def make_app(store: ResultStore, settings: Settings) -> Starlette:
         Route("/", reading(sync(pages.runs_page))),
         Route("/runs/{run_id}", reading(sync(pages.run_page))),
         Route("/runs/{run_id}/windows/{test_id}/{name}", reading(sync(pages.window_file))),
+        Route("/tune/{name}", reading(sync(pages.tune_page))),
         Route("/compare", reading(sync(pages.compare_page))),
         Route("/history", reading(sync(pages.history_page))),
         Route("/api/runs", reading(sync(api.list_runs)), methods=["GET"]),

@@ -15,15 +15,18 @@ from starlette.responses import HTMLResponse, Response
 
 from rtgauge.analysis.analysed_run import AnalysedRun
 from rtgauge.analysis.ratings import load_criteria
+from rtgauge.errors import UsageError
 from rtgauge.report.compare_report import bundles_report
 from rtgauge.report.document import Link, WindowFiles, WindowLinks
 from rtgauge.report.history_report import history_report
 from rtgauge.report.run_report import bundle_report
+from rtgauge.report.tune_report import tune_report
 from rtgauge.server import views
 from rtgauge.server.frame import framed
 from rtgauge.server.state import filter_of, name_param, run_number, state
 from rtgauge.store.index_row import STATUSES
 from rtgauge.traces.window_files import BY_KEY, KINDS, file_name, window, window_bytes
+from rtgauge.tune.result import load, stored
 
 COLUMNS = [
     ("time", "time"),
@@ -85,6 +88,29 @@ def run_page(request: Request) -> HTMLResponse:
     top = _page("run_top.html", row=row, store=st.store_name)
     page = framed(bundle_report(run.bundle), top, _page("scripts.html"), window_links(row.id))
     return HTMLResponse(page)
+
+
+_TUNE_NAME = re.compile(r"^tune-[0-9A-Za-z+-]{1,64}$")
+
+
+def tune_page(request: Request) -> HTMLResponse:
+    """/tune/NAME: a tune result of a directory store (tune-<time>.json beside
+    its runs), the report `rtgauge report` renders for it."""
+    st = state(request)
+    name = request.path_params["name"].removesuffix(".json")
+    root = st.store.location.root
+    if root is None or not _TUNE_NAME.match(name):
+        raise HTTPException(404, "a tune result is tune-<time> of a directory store")
+    path = root / f"{name}.json"
+    if not path.is_file():
+        raise HTTPException(404, f"no tune result {name} in this store")
+    try:
+        result = load(path)
+    except UsageError as exc:
+        raise HTTPException(404, str(exc)) from None
+    others = [p.stem for p in stored(root) if p.stem != name][:10]
+    top = _page("tune_top.html", tune=name, others=others, store=st.store_name)
+    return HTMLResponse(framed(tune_report(result), top))
 
 
 def window_links(run_id: int) -> WindowLinks:

@@ -30,7 +30,9 @@ from sqlalchemy.pool import NullPool
 
 from rtgauge.errors import UsageError
 from rtgauge.store import limits_table, migrate, tokens
+from rtgauge.store.incidents_table import Incidents
 from rtgauge.store.index_row import index_values, now_utc, parse_bundle, stored_bundle
+from rtgauge.store.intervals_table import Intervals
 from rtgauge.store.location import Location
 from rtgauge.store.query import RunFilter, RunPage, RunRow
 from rtgauge.store.schema import bundle_blobs, run_tests, runs
@@ -99,6 +101,8 @@ class ResultStore:
             raise UsageError(f"cannot open the store {location}: {_reason(exc)}") from None
         if fresh and self.root is not None:
             self._rebuild()
+        self.intervals = Intervals(self.engine, self._write_lock, self._insert)
+        self.incidents = Incidents(self.engine, self._write_lock)
 
     def close(self) -> None:
         self.engine.dispose()

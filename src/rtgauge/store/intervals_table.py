@@ -1,0 +1,263 @@
+"""Monitored intervals in the store (`rtgauge monitor` → POST /api/intervals):
+written once per (host, label, test, start), read as a long view's series,
+one interval with its figures, the histograms of a span, and dropped when
+older than the server's retention. A label the monitor did not give is
+kept as "" (schema.py) and read back as None."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, and_, delete, func, select
+
+from rtgauge.intervals import Merged
+from rtgauge.model import IntervalFigure
+from rtgauge.store.index_row import now_utc
+from rtgauge.store.schema import interval_figures, intervals
+
+Record = dict[str, Any]
+
+
+def utc(text: str) -> datetime:
+    """'2026-11-27T18:00:00.000Z' as a naive UTC datetime (as the store keeps time)."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC).replace(tzinfo=None)
+
+
+def stamp(when: datetime) -> str:
+    """A naive UTC datetime as the interface writes it, to the millisecond."""
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
+def label_key(label: str | None) -> str:
+    return label or ""
+
+
+def figure_row(f: Record) -> Record:
+    """An interval_figure's summary: p99.99 from its histogram when the count backs it."""
+    merged = Merged(f["name"])
+    merged.add(IntervalFigure.read(f))
+    p9999 = merged.quantile(0.9999) if merged.count >= 10000 else None
+    return {
+        "name": f["name"],
+        "count": f["count"],
+        "max_ns": f["max"],
+        "p99_99_ns": p9999,
+        "p99_9_ns": f["p99_9"],
+        "p99_ns": f["p99"],
+        "mean_ns": f["mean"],
+        "hist": json.dumps(f["hist"], separators=(",", ":")),
+    }
+
+
+@dataclass(frozen=True)
+class Point:
+    """One interval on a long view: its id, start, maximum and real-time flag."""
+
+    id: int
+    start: datetime
+    max_ns: float
+    rt: bool
+
+
+@dataclass(frozen=True)
+class IntervalRow:
+    id: int
+    host: str
+    label: str | None
+    test: str
+    start: datetime
+    end: datetime
+    gap_ms: float
+    rt: bool
+    max_ns: float | None
+    worst: Record | None
+    figures: list[Record]
+
+    @property
+    def culprit(self) -> str | None:
+        return None if self.worst is None else self.worst.get("culprit")
+
+
+class Intervals:
+    """The intervals' part of a store (ResultStore.intervals)."""
+
+    def __init__(
+        self, engine: Engine, write_lock: AbstractContextManager[Any], insert: Callable[[Any], Any]
+    ) -> None:
+        self.engine = engine
+        self._write_lock = write_lock
+        self._insert = insert
+
+    def add(
+        self, host: str, label: str | None, pushed: list[Record], pushed_by: str | None
+    ) -> list[int | None]:
+        """Stores the intervals; per interval its new id, or None when it was
+        stored before (the same host, label, test and start)."""
+        out: list[int | None] = []
+        received = now_utc()
+        with self._write_lock, self.engine.begin() as conn:
+            for iv in pushed:
+                maxima = [f["max"] for f in iv["figures"] if f["max"] is not None]
+                worst = iv.get("worst")
+                row = {
+                    "host": host,
+                    "label": label_key(label),
+                    "test": iv["test"],
+                    "start": utc(iv["start"]),
+                    "end": utc(iv["end"]),
+                    "gap_ms": float(iv["gap_ms"]),
+                    "rt": bool(iv["rt"]),
+                    "max_ns": max(maxima) if maxima else None,
+                    "worst": None if worst is None else json.dumps(worst, separators=(",", ":")),
+                    "received_at": received,
+                    "pushed_by": pushed_by,
+                }
+                got = conn.execute(
+                    self._insert(intervals)
+                    .values(**row)
+                    .on_conflict_do_nothing(index_elements=["host", "label", "test", "start"])
+                    .returning(intervals.c.id)
+                ).first()
+                if got is None:
+                    out.append(None)
+                    continue
+                new_id = int(got[0])
+                if iv["figures"]:
+                    conn.execute(
+                        interval_figures.insert(),
+                        [
+                            dict(figure_row(f), interval_id=new_id, seq=i)
+                            for i, f in enumerate(iv["figures"])
+                        ],
+                    )
+                out.append(new_id)
+        return out
+
+    def points(
+        self, host: str, label: str | None, since: datetime | None, until: datetime | None
+    ) -> dict[str, list[Point]]:
+        """Per test, its intervals with a sample, in time order."""
+        query = (
+            select(
+                intervals.c.test,
+                intervals.c.id,
+                intervals.c.start,
+                intervals.c.max_ns,
+                intervals.c.rt,
+            )
+            .where(self._span(host, label, since, until), intervals.c.max_ns.is_not(None))
+            .order_by(intervals.c.test, intervals.c.start)
+        )
+        out: dict[str, list[Point]] = {}
+        with self.engine.connect() as conn:
+            for test, id_, start, max_ns, rt in conn.execute(query):
+                out.setdefault(str(test), []).append(
+                    Point(int(id_), start, float(max_ns), bool(rt))
+                )
+        return out
+
+    def histograms(
+        self,
+        host: str,
+        label: str | None,
+        test: str,
+        since: datetime | None,
+        until: datetime | None,
+    ) -> Iterator[tuple[str, str]]:
+        """(figure name, histogram JSON) of every figure of the span's intervals of `test`."""
+        query = (
+            select(interval_figures.c.name, interval_figures.c.hist)
+            .join(intervals, intervals.c.id == interval_figures.c.interval_id)
+            .where(self._span(host, label, since, until), intervals.c.test == test)
+        )
+        with self.engine.connect() as conn:
+            for name, hist in conn.execute(query.execution_options(yield_per=2000)):
+                yield str(name), str(hist)
+
+    def _span(
+        self, host: str, label: str | None, since: datetime | None, until: datetime | None
+    ) -> Any:
+        cond = [intervals.c.host == host, intervals.c.label == label_key(label)]
+        if since is not None:
+            cond.append(intervals.c.start >= since)
+        if until is not None:
+            cond.append(intervals.c.start < until)
+        return and_(*cond)
+
+    def get(self, interval_id: int) -> IntervalRow | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(intervals).where(intervals.c.id == interval_id)).first()
+            if row is None:
+                return None
+            figs = conn.execute(
+                select(interval_figures)
+                .where(interval_figures.c.interval_id == interval_id)
+                .order_by(interval_figures.c.seq)
+            ).mappings()
+            figures = [dict(f, hist=json.loads(f["hist"])) for f in figs]
+        m = row._mapping
+        return IntervalRow(
+            id=int(m["id"]),
+            host=str(m["host"]),
+            label=m["label"] or None,
+            test=str(m["test"]),
+            start=m["start"],
+            end=m["end"],
+            gap_ms=float(m["gap_ms"]),
+            rt=bool(m["rt"]),
+            max_ns=m["max_ns"],
+            worst=None if m["worst"] is None else json.loads(m["worst"]),
+            figures=figures,
+        )
+
+    def newest(self) -> list[IntervalRow]:
+        """The newest interval of each (host, label, test)."""
+        newest = (
+            select(
+                intervals.c.host,
+                intervals.c.label,
+                intervals.c.test,
+                func.max(intervals.c.start).label("start"),
+            )
+            .group_by(intervals.c.host, intervals.c.label, intervals.c.test)
+            .subquery()
+        )
+        query = (
+            select(intervals.c.id)
+            .join(
+                newest,
+                and_(
+                    intervals.c.host == newest.c.host,
+                    intervals.c.label == newest.c.label,
+                    intervals.c.test == newest.c.test,
+                    intervals.c.start == newest.c.start,
+                ),
+            )
+            .order_by(intervals.c.host, intervals.c.label, intervals.c.test)
+        )
+        with self.engine.connect() as conn:
+            ids = [int(i) for i in conn.execute(query).scalars()]
+        return [r for r in (self.get(i) for i in ids) if r is not None]
+
+    def monitored(self) -> list[tuple[str, str | None]]:
+        """Every (host, label) that has intervals."""
+        query = (
+            select(intervals.c.host, intervals.c.label)
+            .distinct()
+            .order_by(intervals.c.host, intervals.c.label)
+        )
+        with self.engine.connect() as conn:
+            return [(str(h), str(lab) or None) for h, lab in conn.execute(query.limit(1000))]
+
+    def drop_before(self, cutoff: datetime) -> int:
+        """Deletes the intervals that started before `cutoff` (retention); how many."""
+        old = select(intervals.c.id).where(intervals.c.start < cutoff)
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(delete(interval_figures).where(interval_figures.c.interval_id.in_(old)))
+            gone = conn.execute(delete(intervals).where(intervals.c.start < cutoff)).rowcount
+        return int(gone or 0)

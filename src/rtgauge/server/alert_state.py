@@ -46,18 +46,14 @@ class TailVerdict:
 def tail_threshold(reference: MergedHistogram, q: float) -> int | None:
     """The lowest bucket edge with at most (1 - q) of the reference's samples
     at or above it: the reference's quantile as the histograms can tell it."""
-    allowed = (1.0 - q) * reference.count
+    allowed = (1.0 - q) * reference.count * (1 + 1e-9)  # 1 - 0.9999 is not exact in binary
     seen = reference.overflow
-    edge: int | None = (
-        reference.overflow_above if seen <= allowed and reference.overflow_above else None
-    )
+    edge: int | None = None
     for lo, hi in sorted(reference.buckets, reverse=True):
         seen += reference.buckets[(lo, hi)]
         if seen > allowed:
             break
         edge = lo
-    if edge is None:
-        return None
     return edge
 
 

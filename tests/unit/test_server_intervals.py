@@ -1,0 +1,284 @@
+"""The server's monitored intervals, the pure parts and the store's: the
+payload's schema, the long view's downsampling, the alert rules, their
+state machine and tail test, incidents in a store, retention."""
+
+from __future__ import annotations
+
+import copy
+import random
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rtgauge.errors import UsageError
+from rtgauge.server.alert_rules import parse_rules
+from rtgauge.server.alert_state import step, tail_threshold, tail_worse
+from rtgauge.server.alerting import Alerts
+from rtgauge.server.housekeeping import Housekeeping
+from rtgauge.server.interval_intake import check_payload
+from rtgauge.server.long_view import MergedHistogram, downsample
+from rtgauge.server.webhook import Webhooks
+from rtgauge.store import open_store
+from rtgauge.store.intervals_table import Point
+
+ROOT = Path(__file__).parents[2]
+T0 = datetime(2026, 11, 1)
+
+
+def hist(buckets: dict[tuple[int, int], int]) -> dict[str, Any]:
+    return {
+        "kind": "loglinear",
+        "sub_bucket_bits": 7,
+        "buckets": [[lo, hi, n] for (lo, hi), n in sorted(buckets.items())],
+        "overflow": 0,
+        "overflow_above": 1 << 35,
+    }
+
+
+def figure(max_ns: float, buckets: dict[tuple[int, int], int] | None = None) -> dict[str, Any]:
+    b = buckets or {(4000, 4032): 999, (int(max_ns) // 64 * 64, int(max_ns) // 64 * 64 + 64): 1}
+    count = sum(b.values())
+    return {"name": "timer.wakeup.cpu0", "unit": "ns", "count": count, "min": 4000.0, "max": max_ns,
+            "mean": 4100.0, "p50": 4031.0, "p90": 4031.0, "p99": 4031.0, "p99_9": None, "hist": hist(b)}  # fmt: skip
+
+
+def interval(i: int, max_ns: float, culprit: str = "hog/1", **fig: Any) -> dict[str, Any]:
+    start = T0 + timedelta(minutes=5 * i)
+    return {
+        "start": start.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "end": (start + timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "test": "TMR-P-LAT",
+        "gap_ms": 0.0,
+        "rt": True,
+        "figures": [figure(max_ns, **fig)],
+        "worst": {
+            "figure": "timer.wakeup.cpu0",
+            "value_ns": max_ns,
+            "culprit": culprit,
+            "summary": f"{culprit} ran",
+            "window": None,
+            "why_not": None,
+        },  # fmt: skip
+    }
+
+
+def payload(*intervals: dict[str, Any], label: str | None = "L") -> dict[str, Any]:
+    return {
+        "kind": "rtgauge-intervals",
+        "version": 1,
+        "host": "vm",
+        "label": label,
+        "intervals": list(intervals),
+    }
+
+
+# -- the payload's schema -------------------------------------------------------
+
+
+def test_the_packaged_schema_is_the_schema() -> None:
+    packaged = ROOT / "src" / "rtgauge" / "data" / "intervals-v1.json"
+    assert packaged.read_text() == (ROOT / "schema" / "intervals-v1.json").read_text()
+    assert '"$ref": "result-v1#/$defs/interval_figure"' in packaged.read_text()
+
+
+def test_a_payload_of_the_interface_passes() -> None:
+    p = payload(interval(0, 20_000), interval(1, 90_000))
+    assert check_payload(p) is p
+    assert check_payload(payload(interval(0, 1), label=None))["label"] is None
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            lambda p: p["intervals"][0]["figures"][0].update(unit="us"),
+            "at intervals/0/figures/0/unit",
+        ),
+        (
+            lambda p: p["intervals"][0]["figures"][0]["hist"].update(kind="linear"),
+            "figures/0/hist/kind",
+        ),
+        (lambda p: p["intervals"][0]["figures"][0].update(name="Timer Wakeup"), "figures/0/name"),
+        (lambda p: p["intervals"][0].pop("rt"), "'rt' is a required property"),
+        (lambda p: p["intervals"][0].update(start="2026-11-01 00:00:00"), "intervals/0/start"),
+        (lambda p: p.update(version=2), "at version"),
+        (lambda p: p.update(label=""), "at label"),
+        (lambda p: p.update(host="a/../b"), "is not a host name"),
+        (lambda p: p["intervals"][0].update(end="2026-10-01T00:00:00.000Z"), "is before start"),
+        (lambda p: p.update(intervals=[]), "at intervals"),
+    ],
+)
+def test_a_payload_that_breaks_a_rule_is_refused_saying_where(change: Any, said: str) -> None:
+    p = payload(interval(0, 20_000))
+    change(p)
+    with pytest.raises(UsageError, match=None) as got:
+        check_payload(p)
+    assert said in str(got.value) and "\n" not in str(got.value)
+
+
+# -- downsampling -----------------------------------------------------------------
+
+
+def test_a_short_series_is_kept_whole() -> None:
+    pts = [Point(i, T0 + timedelta(minutes=5 * i), 1000.0 + i, True) for i in range(50)]
+    assert downsample(pts, 100) == pts
+
+
+def test_downsampling_keeps_every_stretchs_maximum_with_its_interval() -> None:
+    rng = random.Random(7)
+    pts = [
+        Point(i, T0 + timedelta(minutes=5 * i), rng.uniform(10_000, 20_000), True)
+        for i in range(52_560)
+    ]
+    spikes = {rng.randrange(len(pts)) for _ in range(40)}
+    pts = [Point(p.id, p.start, 500_000.0 + p.id, True) if p.id in spikes else p for p in pts]
+    shown = downsample(pts, 2000)
+    assert len(shown) <= 2000
+    by_id = {p.id: p for p in pts}
+    assert all(by_id[p.id] == p for p in shown) and shown == sorted(shown, key=lambda p: p.start)
+    # every spike is far above the rest: each is its stretch's maximum, kept with its id
+    # (two spikes in one stretch: the larger)
+    kept = {p.id for p in shown}
+    for s in spikes:
+        near = [t for t in spikes if abs(t - s) < len(pts) / 2000 * 2 and t != s]
+        assert s in kept or any(t > s for t in near)
+    assert max(shown, key=lambda p: p.max_ns).id == max(spikes)
+
+
+# -- alert rules ------------------------------------------------------------------
+
+GOOD_RULES = """
+[labels."line-3"]
+max_above = "100us"
+tail_worse = { reference = "7d", quantile = "p99.9", p = 0.01 }
+webhook = "http://127.0.0.1:9/hook"
+clear_after = 3
+"""
+
+
+def test_rules_are_read_with_their_units() -> None:
+    rules = parse_rules(GOOD_RULES, "alerts.toml")["line-3"]
+    assert rules.max_above_ns == 100_000 and rules.clear_after == 3
+    assert rules.tail_worse is not None and rules.tail_worse.reference == timedelta(days=7)
+    assert rules.tail_worse.q == 0.999 and rules.tail_worse.p == 0.01
+    assert rules.kinds() == ["max_above", "tail_worse"]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('[labels."a"]\nmax_abov = "1us"', "unknown key 'max_abov'"),
+        ('[labels."a"]\nmax_above = "1 parsec"', "not a latency"),
+        ('[labels."a"]\nmax_above = "1us"\nwebhook = "ftp://x"', "http:// or https://"),
+        ('[labels."a"]\ntail_worse = {p = 0.7}', "a probability"),
+        ('[labels."a"]\ntail_worse = {quantile = "p42"}', "one of p99, p99.9, p99.99"),
+        ('[labels."a"]\nmax_above = "1us"\nclear_after = 0', "clear_after"),
+        ('[labels."a"]\nwebhook = "http://x"', "no rule"),
+        ("[rules]\nx = 1", "unknown table 'rules'"),
+        ("[labels", "not TOML"),
+    ],
+)
+def test_a_bad_rules_file_is_one_line_saying_what(text: str, said: str) -> None:
+    with pytest.raises(UsageError) as got:
+        parse_rules(text, "alerts.toml")
+    assert said in str(got.value) and "\n" not in str(got.value)
+
+
+# -- the state machine -------------------------------------------------------------
+
+
+def test_an_incident_fires_once_clears_once_and_fires_again() -> None:
+    state: int | None = None
+    events = []
+    for bad in [False, True, True, False, True, False, False, False, False, True, False]:
+        state, event = step(state, bad, clear_after=3)
+        events.append(event)
+    assert events == [None, "fired", None, None, None, None, None, "cleared", None, "fired", None]
+
+
+# -- the tail test -----------------------------------------------------------------
+
+
+def merged(buckets: dict[tuple[int, int], int]) -> MergedHistogram:
+    m = MergedHistogram()
+    m.add(hist(buckets))
+    return m
+
+
+REFERENCE = {(4000, 4032): 9_990_000, (12000, 12096): 9_000, (30000, 30208): 1_000}
+
+
+def test_the_threshold_is_the_references_quantile_at_a_bucket_edge() -> None:
+    assert tail_threshold(merged(REFERENCE), 0.999) == 12000  # 10,000 of 10 million at or above
+    assert tail_threshold(merged(REFERENCE), 0.9999) == 30000
+
+
+def test_an_interval_as_the_reference_is_not_worse_and_ten_times_its_tail_is() -> None:
+    same = merged({(4000, 4032): 59_940, (12000, 12096): 60})
+    got = tail_worse(merged(REFERENCE), same, 0.999, 0.01)
+    assert got is not None and not got.worse and got.above == 60 and got.count == 60_000
+    worse = merged({(4000, 4032): 59_400, (12000, 12096): 600})
+    got = tail_worse(merged(REFERENCE), worse, 0.999, 0.01)
+    assert got is not None and got.worse and got.p_value < 1e-10
+
+
+def test_a_reference_too_small_for_its_quantile_judges_nothing() -> None:
+    assert tail_worse(merged({(4000, 4032): 5000}), merged({(9000, 9064): 10}), 0.999, 0.01) is None
+
+
+# -- incidents in a store ----------------------------------------------------------
+
+
+class Recorded(Webhooks):
+    """Webhooks kept in a list instead of sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    def send(self, url: str, payload: dict[str, Any]) -> None:
+        self.sent.append((url, payload))
+
+
+def test_a_run_of_bad_intervals_is_one_incident_in_the_store(tmp_path: Path) -> None:
+    rules = parse_rules(GOOD_RULES.replace("tail_worse", "# tail_worse"), "alerts.toml")
+    hooks = Recorded()
+    maxima = [20e3, 150e3, 170e3, 20e3, 20e3, 20e3, 20e3, 130e3]
+    with open_store(tmp_path / "store") as store:
+        alerts = Alerts(rules, store, hooks)
+        ivs = [interval(i, m, "hog/9" if m > 1e5 else "idle/0") for i, m in enumerate(maxima)]
+        for iv in ivs:  # one by one, as a monitor sends them
+            (new,) = store.intervals.add("vm", "line-3", [iv], "t")
+            assert new is not None
+            alerts.judge("vm", "line-3", [(new, iv)])
+        incidents = store.incidents.of("vm", "line-3")
+    assert [(u, p["event"], p["culprit"], p["value"]) for u, p in hooks.sent] == [
+        ("http://127.0.0.1:9/hook", "fired", "hog/9", 150e3),
+        ("http://127.0.0.1:9/hook", "cleared", "idle/0", None),
+        ("http://127.0.0.1:9/hook", "fired", "hog/9", 130e3),
+    ]
+    assert [(i.fired_interval, i.cleared_at is None) for i in incidents] == [(8, True), (2, False)]
+
+
+def test_retention_drops_old_intervals_and_their_figures(tmp_path: Path) -> None:
+    now = datetime.now().replace(microsecond=0)
+    old, new = interval(0, 1e4), interval(0, 2e4)
+    new = copy.deepcopy(new) | {
+        "start": (now - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    }
+    new["end"] = now.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    with open_store(tmp_path / "store") as store:
+        ids = store.intervals.add("vm", None, [old, new], None)
+        assert Housekeeping(store, timedelta(days=7)).sweep() == 1
+        assert store.intervals.get(ids[0] or 0) is None
+        kept = store.intervals.get(ids[1] or 0)
+        assert kept is not None and len(kept.figures) == 1
+        with store.engine.connect() as conn:
+            from sqlalchemy import func, select
+
+            from rtgauge.store.schema import interval_figures
+
+            assert (
+                conn.execute(select(func.count()).select_from(interval_figures)).scalar_one() == 1
+            )

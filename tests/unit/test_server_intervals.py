@@ -5,8 +5,13 @@ state machine and tail test, incidents in a store, retention."""
 from __future__ import annotations
 
 import copy
+import json
 import random
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +24,7 @@ from rtgauge.server.alerting import Alerts
 from rtgauge.server.housekeeping import Housekeeping
 from rtgauge.server.interval_intake import check_payload
 from rtgauge.server.long_view import MergedHistogram, downsample
-from rtgauge.server.webhook import Webhooks
+from rtgauge.server.webhook import ATTEMPTS, Webhooks
 from rtgauge.store import open_store
 from rtgauge.store.intervals_table import Point
 
@@ -282,3 +287,63 @@ def test_retention_drops_old_intervals_and_their_figures(tmp_path: Path) -> None
             assert (
                 conn.execute(select(func.count()).select_from(interval_figures)).scalar_one() == 1
             )
+
+
+def test_an_interval_reads_back_as_it_was_pushed(tmp_path: Path) -> None:
+    pushed = interval(3, 84_211.0, "irq/36 virtio1-req.0")
+    with open_store(tmp_path / "store") as store:
+        (new,) = store.intervals.add("vm", None, [pushed], None)
+        row = store.intervals.get(new or 0)
+    assert row is not None
+    assert row.as_pushed() == dict(pushed, host="vm", label=None)
+
+
+# -- webhooks ------------------------------------------------------------------------
+
+
+@contextmanager
+def flaky_receiver(failures: int) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A receiver answering 500 `failures` times, then 204, keeping what it got."""
+    got: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            got.append(body)
+            self.send_response(500 if len(got) <= failures else 204)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/hook", got
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_a_webhook_that_fails_is_tried_again_and_delivered_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with flaky_receiver(failures=2) as (url, got):
+        hooks = Webhooks(pauses=(0.0,))
+        hooks.send(url, {"event": "fired", "rule": "max_above"})
+        hooks.close(wait_s=30)
+    assert [g["event"] for g in got] == ["fired"] * 3  # 2 failures, then delivered
+    assert sum("trying again" in r.getMessage() for r in caplog.records) == 2
+
+
+def test_a_webhook_never_reached_is_logged_after_its_tries_and_raises_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with flaky_receiver(failures=100) as (url, got):
+        hooks = Webhooks(pauses=(0.0,))
+        hooks.send(url, {"event": "cleared", "rule": "tail_worse"})
+        hooks.close(wait_s=30)
+    assert len(got) == ATTEMPTS
+    assert any(f"not delivered after {ATTEMPTS} tries" in r.getMessage() for r in caplog.records)

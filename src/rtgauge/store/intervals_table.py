@@ -45,10 +45,13 @@ def figure_row(f: Record) -> Record:
     return {
         "name": f["name"],
         "count": f["count"],
+        "min_ns": f["min"],
         "max_ns": f["max"],
         "p99_99_ns": p9999,
         "p99_9_ns": f["p99_9"],
         "p99_ns": f["p99"],
+        "p90_ns": f["p90"],
+        "p50_ns": f["p50"],
         "mean_ns": f["mean"],
         "hist": json.dumps(f["hist"], separators=(",", ":")),
     }
@@ -81,6 +84,32 @@ class IntervalRow:
     @property
     def culprit(self) -> str | None:
         return None if self.worst is None else self.worst.get("culprit")
+
+    def as_pushed(self) -> Record:
+        """The interval in the interface's format (as `rtgauge monitor` sent
+        it), with its host and label: what rtgauge.openmetrics renders."""
+        keys = (("min", "min_ns"), ("max", "max_ns"), ("mean", "mean_ns"), ("p50", "p50_ns"),
+                ("p90", "p90_ns"), ("p99", "p99_ns"), ("p99_9", "p99_9_ns"))  # fmt: skip
+        return {
+            "host": self.host,
+            "label": self.label,
+            "start": stamp(self.start),
+            "end": stamp(self.end),
+            "test": self.test,
+            "gap_ms": self.gap_ms,
+            "rt": self.rt,
+            "figures": [
+                {
+                    "name": f["name"],
+                    "unit": "ns",
+                    "count": f["count"],
+                    **{k: f[c] for k, c in keys},
+                    "hist": f["hist"],
+                }
+                for f in self.figures
+            ],
+            "worst": self.worst,
+        }
 
 
 class Intervals:

@@ -139,10 +139,13 @@ interval_figures = Table(
     Column("seq", Integer, primary_key=True),
     Column("name", Text, nullable=False),
     Column("count", Integer, nullable=False),
+    Column("min_ns", Float),
     Column("max_ns", Float),
     Column("p99_99_ns", Float),  # from the histogram, when its count backs it
     Column("p99_9_ns", Float),
     Column("p99_ns", Float),
+    Column("p90_ns", Float),
+    Column("p50_ns", Float),
     Column("mean_ns", Float),
     Column("hist", Text, nullable=False),  # the interval_figure's histogram, JSON
 )

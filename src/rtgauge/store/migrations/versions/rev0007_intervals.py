@@ -46,10 +46,13 @@ def upgrade() -> None:
         sa.Column("seq", sa.Integer, primary_key=True),
         sa.Column("name", sa.Text, nullable=False),
         sa.Column("count", sa.Integer, nullable=False),
+        sa.Column("min_ns", sa.Float),
         sa.Column("max_ns", sa.Float),
         sa.Column("p99_99_ns", sa.Float),
         sa.Column("p99_9_ns", sa.Float),
         sa.Column("p99_ns", sa.Float),
+        sa.Column("p90_ns", sa.Float),
+        sa.Column("p50_ns", sa.Float),
         sa.Column("mean_ns", sa.Float),
         sa.Column("hist", sa.Text, nullable=False),
     )

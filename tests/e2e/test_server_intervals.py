@@ -107,4 +107,7 @@ def test_intervals_stored_shown_and_alerted_once(store_spec: str, tmp_path: Path
         assert code == 200 and "180.00 µs" in page and "stress-ng-cpu/4242" in page
         assert re.search(r"ran on CPU 1 for the whole delay", page)
         assert server.get("/intervals/999999")[0] == 404
+        assert server.get(f"/long?host=nobody&label={quote(LABEL)}")[0] == 404
+        code, body, _ = server.get("/api/long?label=x")
+        assert code == 400 and json.loads(body) == {"error": "a long view needs host="}
     assert server.code == 0

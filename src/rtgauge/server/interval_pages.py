@@ -23,7 +23,7 @@ def long_page(request: Request) -> HTMLResponse:
     host, label = host_label(request)
     q = request.query_params
     since, until = when_param(q.get("since"), "since"), when_param(q.get("until"), "until")
-    if (host, label) not in st.store.intervals.monitored():
+    if not st.store.intervals.has(host, label):
         raise HTTPException(404, "no intervals for this host and label")
     query = {"host": host, **({"label": label} if label else {})}
     if since:

@@ -283,6 +283,11 @@ class Intervals:
         with self.engine.connect() as conn:
             return [(str(h), str(lab) or None) for h, lab in conn.execute(query.limit(1000))]
 
+    def has(self, host: str, label: str | None) -> bool:
+        query = select(intervals.c.id).where(self._span(host, label, None, None)).limit(1)
+        with self.engine.connect() as conn:
+            return conn.execute(query).first() is not None
+
     def drop_before(self, cutoff: datetime) -> int:
         """Deletes the intervals that started before `cutoff` (retention); how many."""
         old = select(intervals.c.id).where(intervals.c.start < cutoff)

@@ -133,7 +133,10 @@ def main() -> None:
     if args.no_write:
         return
     kind = "-killed" if kill_at is not None else ""
-    begin, end_mark = MARK.format(kind, "begin (bench/long_run_memory.py)"), MARK.format(kind, "end")
+    begin, end_mark = (
+        MARK.format(kind, "begin (bench/long_run_memory.py)"),
+        MARK.format(kind, "end"),
+    )
     text = "\n".join(
         [
             begin,

@@ -38,6 +38,7 @@ BEGIN = "<!-- server-long-view: begin (bench/server_long_view.py) -->"
 END = "<!-- server-long-view: end -->"
 HOST, LABEL = "line-3", "line-3-controller"
 T0 = datetime(2026, 5, 1)
+SPREAD = 150  # histogram buckets per figure: a real five-minute interval's order
 
 
 def fill(url: str, days: int) -> tuple[int, float]:
@@ -158,7 +159,7 @@ def report(
         f"Run {when} on this machine ({os.cpu_count()} CPUs, a shared VM; load average "
         f"{load[0]:.1f} before, {load[1]:.1f} after): a throwaway PostgreSQL cluster, one host and "
         f"label, {args.days} days of five-minute intervals ({count:,}, two figures each: "
-        f"{2 * count:,} figure rows with their histograms) stored through the store's interface "
+        f"{2 * count:,} figure rows with their histograms of {SPREAD + 2} buckets) stored through the store's interface "
         f"in {fill_s:.0f} s; `rtgauge serve` on 127.0.0.1, one request at a time, {args.repeat} "
         "requests each; seconds for the whole answer.",
         "",
@@ -177,9 +178,11 @@ def report(
             "`/long` (the page; its plots are drawn from `/api/long`)", page, f"{page_size:,} bytes"
         ),
         "",
-        f"Six months cost {ratio:.0f} times one week: the series are read as (id, start, maximum) "
-        "rows and cut in Python (cheap); what grows with the span is merging every figure's histogram "
-        "of the span (the histogram under the plot), read as JSON text. An answer is kept by its "
+        f"Six months cost {ratio:.1f} times one week. The series are read as (id, start, maximum) "
+        "rows and cut in Python: that grows with the intervals, and is most of what the kept answer "
+        "costs (its key is the series' newest interval). The histogram under the plot is read in "
+        "days (each day's histograms merged as its intervals arrive, table `interval_days`), the "
+        "span's partial days interval by interval: it grows with the days. An answer is kept by its "
         "span and the newest interval of each series, so a page reloaded or a zoom undone costs the "
         "kept answer's time until a new interval arrives.",
         "",

@@ -23,21 +23,35 @@ def bucket(v: int) -> tuple[int, int]:
 
 
 def figure(
-    name: str, base_ns: int, worst_ns: int, count: int = 60_000, tail: int = 30
+    name: str, base_ns: int, worst_ns: int, count: int = 60_000, tail: int = 30, spread: int = 1
 ) -> dict[str, Any]:
-    """`count` samples: `tail` of them at three times the base, one at `worst_ns`."""
+    """`count` samples: `tail` of them at three times the base, one at
+    `worst_ns`, the rest spread evenly over `spread` buckets from the base's
+    (a real interval's histogram holds a hundred or more), each sample at its
+    bucket's low edge."""
     counts: dict[tuple[int, int], int] = {}
-    for value, n in ((base_ns, count - tail - 1), (base_ns * 3, tail), (worst_ns, 1)):
+    body = count - tail - 1
+    at = base_ns
+    for k in range(spread):
+        lo, hi = bucket(at)
+        counts[(lo, hi)] = (
+            counts.get((lo, hi), 0) + body // spread + (1 if k < body % spread else 0)
+        )
+        at = hi
+    for value, n in ((base_ns * 3, tail), (worst_ns, 1)):
         counts[bucket(value)] = counts.get(bucket(value), 0) + n
-    merged = Merged(name, count=count, min=float(base_ns), max=float(worst_ns), buckets=counts)
-    merged.total = float(base_ns) * (count - tail - 1) + 3.0 * base_ns * tail + worst_ns
+    low = min(lo for lo, _ in counts)
+    merged = Merged(name, count=count, min=float(low), max=float(worst_ns), buckets=counts)
+    merged.total = float(
+        sum(lo * n for (lo, _), n in counts.items()) - bucket(worst_ns)[0] + worst_ns
+    )
     quantiles = {k: merged.quantile(q) if count >= need else None
                  for k, q, need in (("p50", 0.5, 1), ("p90", 0.9, 10), ("p99", 0.99, 100), ("p99_9", 0.999, 1000))}  # fmt: skip
     return {
         "name": name,
         "unit": "ns",
         "count": count,
-        "min": float(base_ns),
+        "min": float(low),
         "max": float(worst_ns),
         "mean": merged.total / count,
         **quantiles,
@@ -60,6 +74,7 @@ def interval(
     rt: bool = True,
     tail: int = 30,
     count: int = 60_000,
+    spread: int = 1,
 ) -> dict[str, Any]:
     """One interval of two per-CPU figures; cpu1 holds the worst sample."""
     end = start + timedelta(minutes=minutes)
@@ -70,8 +85,8 @@ def interval(
         "gap_ms": 0.0,
         "rt": rt,
         "figures": [
-            figure("timer.wakeup.cpu0", 4000, 9000, count, tail),
-            figure("timer.wakeup.cpu1", 4000, worst_ns, count, tail),
+            figure("timer.wakeup.cpu0", 4000, 9000, count, tail, spread),
+            figure("timer.wakeup.cpu1", 4000, worst_ns, count, tail, spread),
         ],
         "worst": {
             "figure": "timer.wakeup.cpu1",

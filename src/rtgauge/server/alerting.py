@@ -12,7 +12,7 @@ from typing import Any
 
 from rtgauge.server.alert_rules import LabelRules
 from rtgauge.server.alert_state import step, tail_worse
-from rtgauge.server.long_view import MergedHistogram, merged
+from rtgauge.server.long_view import MergedHistogram
 from rtgauge.server.webhook import Webhooks
 from rtgauge.store import ResultStore
 from rtgauge.store.index_row import now_utc
@@ -124,8 +124,7 @@ class Alerts:
         key = (host, label, test, until, length)
         found = self._references.get(key)
         if found is None:
-            hists = self.store.intervals.histograms(host, label, test, until - length, until)
-            found = merged(h for _, h in hists)
+            found = self.store.intervals.span_histogram(host, label, test, until - length, until)
             if len(self._references) > 256:
                 self._references.clear()
             self._references[key] = found

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse
 from rtgauge.server.access import require_push
 from rtgauge.server.intake import read_body
 from rtgauge.server.interval_intake import checked_payload
-from rtgauge.server.long_view import downsample, merged, series_json
+from rtgauge.server.long_view import downsample, series_json
 from rtgauge.server.state import name_param, state
 from rtgauge.store.incidents_table import Incident
 from rtgauge.store.intervals_table import IntervalRow, stamp
@@ -88,7 +88,7 @@ def long_view(request: Request) -> dict[str, Any]:
                 series.append(
                     {"test": test, "rt": rt, "intervals": len(chosen), **series_json(shown)}
                 )
-        hist = merged(h for _, h in st.store.intervals.histograms(host, label, test, since, until))
+        hist = st.store.intervals.span_histogram(host, label, test, since, until)
         histograms.append(
             {"test": test, "count": hist.count, "buckets": hist.rows(), "overflow": hist.overflow,
              "overflow_above": hist.overflow_above}

@@ -5,12 +5,13 @@ the span's histograms merged into one."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import datetime
 
 from rtgauge.store.intervals_table import Point
+from rtgauge.store.merged_hist import MergedHistogram, merged
+
+__all__ = ["LIMIT", "MergedHistogram", "downsample", "merged", "series_json"]
 
 LIMIT = 2000  # points per series: more than a screen's width shows
 
@@ -33,42 +34,6 @@ def downsample(points: Sequence[Point], limit: int = LIMIT) -> list[Point]:
             bucket = b
         elif p.max_ns > out[-1].max_ns:
             out[-1] = p
-    return out
-
-
-@dataclass
-class MergedHistogram:
-    """Log-linear histograms added bucket by bucket (the same scheme on every
-    interval: [low, high_exclusive, count], plus what overflowed)."""
-
-    buckets: dict[tuple[int, int], int] = field(default_factory=dict)
-    overflow: int = 0
-    overflow_above: int = 0
-
-    def add(self, hist: dict[str, object]) -> None:
-        for lo, hi, n in hist["buckets"]:  # type: ignore[attr-defined]
-            key = (int(lo), int(hi))
-            self.buckets[key] = self.buckets.get(key, 0) + int(n)
-        self.overflow += int(hist["overflow"])  # type: ignore[call-overload]
-        self.overflow_above = max(self.overflow_above, int(hist["overflow_above"]))  # type: ignore[call-overload]
-
-    @property
-    def count(self) -> int:
-        return sum(self.buckets.values()) + self.overflow
-
-    def above(self, threshold: int) -> int:
-        """Samples in the buckets at or above `threshold` (a bucket edge), overflow included."""
-        return sum(n for (lo, _), n in self.buckets.items() if lo >= threshold) + self.overflow
-
-    def rows(self) -> list[list[int]]:
-        return [[lo, hi, n] for (lo, hi), n in sorted(self.buckets.items())]
-
-
-def merged(hists: Iterable[str]) -> MergedHistogram:
-    """The histograms (JSON text, as the store keeps them) merged."""
-    out = MergedHistogram()
-    for text in hists:
-        out.add(json.loads(text))
     return out
 
 

@@ -10,15 +10,16 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, and_, delete, func, select
+from sqlalchemy import Connection, Engine, and_, delete, func, select, update
 
 from rtgauge.intervals import Merged
 from rtgauge.model import IntervalFigure
 from rtgauge.store.index_row import now_utc
-from rtgauge.store.schema import interval_figures, intervals
+from rtgauge.store.merged_hist import MergedHistogram, merged
+from rtgauge.store.schema import interval_days, interval_figures, intervals
 
 Record = dict[str, Any]
 
@@ -35,6 +36,13 @@ def stamp(when: datetime) -> str:
 
 def label_key(label: str | None) -> str:
     return label or ""
+
+
+def day_of(when: datetime) -> datetime:
+    return when.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+DAY = timedelta(days=1)
 
 
 def figure_row(f: Record) -> Record:
@@ -129,6 +137,7 @@ class Intervals:
         stored before (the same host, label, test and start)."""
         out: list[int | None] = []
         received = now_utc()
+        days: dict[tuple[str, datetime], tuple[int, MergedHistogram]] = {}
         with self._write_lock, self.engine.begin() as conn:
             for iv in pushed:
                 maxima = [f["max"] for f in iv["figures"] if f["max"] is not None]
@@ -156,6 +165,11 @@ class Intervals:
                     out.append(None)
                     continue
                 new_id = int(got[0])
+                key = (iv["test"], day_of(row["start"]))
+                n, day = days.get(key, (0, MergedHistogram()))
+                for f in iv["figures"]:
+                    day.add(f["hist"])
+                days[key] = (n + 1, day)
                 if iv["figures"]:
                     conn.execute(
                         interval_figures.insert(),
@@ -165,6 +179,90 @@ class Intervals:
                         ],
                     )
                 out.append(new_id)
+            for (test, day_start), (n, hist) in days.items():
+                self._add_to_day(conn, host, label_key(label), test, day_start, n, hist)
+        return out
+
+    def _add_to_day(
+        self,
+        conn: Connection,
+        host: str,
+        label: str,
+        test: str,
+        day: datetime,
+        n: int,
+        hist: MergedHistogram,
+    ) -> None:
+        """Adds intervals to their day's row; the row is locked while it is
+        read and written (FOR UPDATE on PostgreSQL; SQLite has one writer)."""
+        key = and_(
+            interval_days.c.host == host,
+            interval_days.c.label == label,
+            interval_days.c.test == test,
+            interval_days.c.day == day,
+        )
+        conn.execute(
+            self._insert(interval_days)
+            .values(
+                host=host,
+                label=label,
+                test=test,
+                day=day,
+                intervals=0,
+                hist=MergedHistogram().to_json(),
+            )
+            .on_conflict_do_nothing(index_elements=["host", "label", "test", "day"])
+        )
+        found = conn.execute(
+            select(interval_days.c.intervals, interval_days.c.hist).where(key).with_for_update()
+        ).one()
+        total = merged([str(found.hist)])
+        total.merge(hist)
+        conn.execute(
+            update(interval_days)
+            .where(key)
+            .values(intervals=int(found.intervals) + n, hist=total.to_json())
+        )
+
+    def span_histogram(
+        self,
+        host: str,
+        label: str | None,
+        test: str,
+        since: datetime | None,
+        until: datetime | None,
+    ) -> MergedHistogram:
+        """Every figure's histogram of the span's intervals of `test`, merged:
+        the whole days inside the span read as their day rows, the ends of the
+        span interval by interval, so the cost grows with the days, not with
+        the intervals."""
+        if since is None or until is None:
+            with self.engine.connect() as conn:
+                first, last = conn.execute(
+                    select(func.min(intervals.c.start), func.max(intervals.c.start)).where(
+                        self._span(host, label, since, until), intervals.c.test == test
+                    )
+                ).one()
+            if first is None:
+                return MergedHistogram()
+            since = since or first
+            until = until or last + timedelta(seconds=1)
+        assert since is not None and until is not None
+        full_from = day_of(since) if day_of(since) == since else day_of(since) + DAY
+        full_to = day_of(until)
+        if full_from >= full_to:
+            return merged(h for _, h in self.histograms(host, label, test, since, until))
+        out = merged(h for _, h in self.histograms(host, label, test, since, full_from))
+        out.merge(merged(h for _, h in self.histograms(host, label, test, full_to, until)))
+        query = select(interval_days.c.hist).where(
+            interval_days.c.host == host,
+            interval_days.c.label == label_key(label),
+            interval_days.c.test == test,
+            interval_days.c.day >= full_from,
+            interval_days.c.day < full_to,
+        )
+        with self.engine.connect() as conn:
+            out.merge(merged(str(h) for h in conn.execute(query).scalars()))
         return out
 
     def points(
@@ -289,9 +387,45 @@ class Intervals:
             return conn.execute(query).first() is not None
 
     def drop_before(self, cutoff: datetime) -> int:
-        """Deletes the intervals that started before `cutoff` (retention); how many."""
+        """Deletes the intervals that started before `cutoff` (retention); how
+        many. The days before are dropped whole; the cutoff's own day is
+        merged again from the intervals it keeps."""
         old = select(intervals.c.id).where(intervals.c.start < cutoff)
         with self._write_lock, self.engine.begin() as conn:
             conn.execute(delete(interval_figures).where(interval_figures.c.interval_id.in_(old)))
-            gone = conn.execute(delete(intervals).where(intervals.c.start < cutoff)).rowcount
-        return int(gone or 0)
+            gone = int(
+                conn.execute(delete(intervals).where(intervals.c.start < cutoff)).rowcount or 0
+            )
+            conn.execute(delete(interval_days).where(interval_days.c.day < day_of(cutoff)))
+            if gone:
+                self._remake_day(conn, day_of(cutoff))
+        return gone
+
+    def _remake_day(self, conn: Connection, day: datetime) -> None:
+        cut = interval_days.c.day == day
+        rows = conn.execute(
+            select(interval_days.c.host, interval_days.c.label, interval_days.c.test).where(cut)
+        )
+        for host, label, test in list(rows):
+            hists = conn.execute(
+                select(interval_figures.c.hist, interval_figures.c.interval_id)
+                .join(intervals, intervals.c.id == interval_figures.c.interval_id)
+                .where(
+                    intervals.c.host == host,
+                    intervals.c.label == label,
+                    intervals.c.test == test,
+                    intervals.c.start >= day,
+                    intervals.c.start < day + DAY,
+                )
+            ).all()
+            total = merged(str(h) for h, _ in hists)
+            count = len({i for _, i in hists})
+            where = and_(
+                cut,
+                interval_days.c.host == host,
+                interval_days.c.label == label,
+                interval_days.c.test == test,
+            )
+            conn.execute(
+                update(interval_days).where(where).values(intervals=count, hist=total.to_json())
+            )

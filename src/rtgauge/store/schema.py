@@ -12,6 +12,8 @@ label_limits  a label's calibrated limits (rtgauge history --calibrate), the
 intervals     one row per interval `rtgauge monitor` pushed: (host, label, test,
               start) unique, its maximum and its worst sample's explanation
 interval_figures  one row per figure of an interval: its summary and histogram
+interval_days one row per host, label, test and UTC day: the day's histograms
+              merged, so that a long span's histogram is read in days
 incidents     the alerts' incidents: open until clear_after clean intervals
 """
 
@@ -148,6 +150,17 @@ interval_figures = Table(
     Column("p50_ns", Float),
     Column("mean_ns", Float),
     Column("hist", Text, nullable=False),  # the interval_figure's histogram, JSON
+)
+
+interval_days = Table(
+    "interval_days",
+    metadata,
+    Column("host", Text, primary_key=True),
+    Column("label", String(100), primary_key=True),
+    Column("test", String(64), primary_key=True),
+    Column("day", DateTime, primary_key=True),  # midnight UTC: the intervals starting that day
+    Column("intervals", Integer, nullable=False),
+    Column("hist", Text, nullable=False),  # their figures' histograms merged, JSON
 )
 
 incidents = Table(

@@ -1,6 +1,7 @@
 """Monitored intervals (`rtgauge monitor` pushing to `rtgauge serve`): one
 row per interval, unique on (host, label, test, start), one per figure of
-it, and the alerts' incidents.
+it, one per host, label, test and day holding that day's histograms merged,
+and the alerts' incidents.
 
 Revision ID: 0007
 Revises: 0006
@@ -57,6 +58,15 @@ def upgrade() -> None:
         sa.Column("hist", sa.Text, nullable=False),
     )
     op.create_table(
+        "interval_days",
+        sa.Column("host", sa.Text, primary_key=True),
+        sa.Column("label", sa.String(100), primary_key=True),
+        sa.Column("test", sa.String(64), primary_key=True),
+        sa.Column("day", sa.DateTime, primary_key=True),
+        sa.Column("intervals", sa.Integer, nullable=False),
+        sa.Column("hist", sa.Text, nullable=False),
+    )
+    op.create_table(
         "incidents",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
         sa.Column("rule", sa.String(32), nullable=False),
@@ -76,5 +86,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("incidents")
+    op.drop_table("interval_days")
     op.drop_table("interval_figures")
     op.drop_table("intervals")

@@ -347,3 +347,41 @@ def test_a_webhook_never_reached_is_logged_after_its_tries_and_raises_nothing(
         hooks.close(wait_s=30)
     assert len(got) == ATTEMPTS
     assert any(f"not delivered after {ATTEMPTS} tries" in r.getMessage() for r in caplog.records)
+
+
+def test_a_spans_histogram_read_in_days_is_every_intervals_histogram_merged(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    ivs = []
+    for i in range(3 * 288):  # three days of five-minute intervals, each of its own counts
+        lo = rng.randrange(4000, 6000) // 32 * 32
+        ivs.append(
+            interval(
+                i, 10_000.0 + i, buckets={(lo, lo + 32): rng.randrange(1, 500), (9984, 10048): 1}
+            )
+        )
+    day = T0
+    spans = [
+        (None, None),
+        (day + timedelta(hours=13), day + timedelta(days=2, hours=2)),  # two ends and a whole day
+        (day + timedelta(days=1), day + timedelta(days=2)),  # a whole day alone
+        (day + timedelta(hours=1), day + timedelta(hours=5)),  # within a day
+        (day + timedelta(days=1, minutes=7), None),
+    ]
+    with open_store(tmp_path / "store") as store:
+        for first in range(0, len(ivs), 100):  # batches across a day's end
+            store.intervals.add("vm", "L", ivs[first : first + 100], None)
+
+        def brute(since: datetime | None, until: datetime | None) -> MergedHistogram:
+            m = MergedHistogram()
+            for _, h in store.intervals.histograms("vm", "L", "TMR-P-LAT", since, until):
+                m.add(json.loads(h))
+            return m
+
+        for since, until in spans:
+            got = store.intervals.span_histogram("vm", "L", "TMR-P-LAT", since, until)
+            assert got == brute(since, until) and got.count > 0, (since, until)
+        store.intervals.drop_before(day + timedelta(days=1, hours=12))
+        for since, until in spans[:3] + [(None, day + timedelta(days=3))]:
+            assert store.intervals.span_histogram("vm", "L", "TMR-P-LAT", since, until) == brute(
+                since, until
+            )

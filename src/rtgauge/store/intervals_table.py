@@ -179,7 +179,9 @@ class Intervals:
                         ],
                     )
                 out.append(new_id)
-            for (test, day_start), (n, hist) in days.items():
+            for (test, day_start), (n, hist) in sorted(
+                days.items(), key=lambda d: d[0]
+            ):  # one lock order
                 self._add_to_day(conn, host, label_key(label), test, day_start, n, hist)
         return out
 

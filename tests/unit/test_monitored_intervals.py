@@ -385,3 +385,25 @@ def test_a_spans_histogram_read_in_days_is_every_intervals_histogram_merged(tmp_
             assert store.intervals.span_histogram("vm", "L", "TMR-P-LAT", since, until) == brute(
                 since, until
             )
+
+
+def test_a_tail_worse_than_the_reference_fires_once_and_clears(tmp_path: Path) -> None:
+    rules = parse_rules(
+        '[labels."L"]\ntail_worse = { reference = "1h", quantile = "p99.9", p = 0.01 }\n'
+        'webhook = "http://127.0.0.1:9/hook"\nclear_after = 2',
+        "alerts.toml",
+    )
+    normal = {(4000, 4032): 59_970, (12000, 12096): 30}  # 0.05 % in the tail
+    worse = {(4000, 4032): 59_400, (12000, 12096): 600}  # 1 %
+    kinds = [normal] * 12 + [normal, worse, worse, normal, normal, normal]  # an hour, then the 2nd
+    hooks = Recorded()
+    with open_store(tmp_path / "store") as store:
+        alerts = Alerts(rules, store, hooks)
+        for i, b in enumerate(kinds):
+            iv = interval(i, 13_000.0, "hog/9" if b is worse else "idle/0", buckets=b)
+            (new,) = store.intervals.add("vm", "L", [iv], None)
+            alerts.judge("vm", "L", [(new or 0, iv)])
+    events = [(p["event"], p["interval"]["id"], p["culprit"]) for _, p in hooks.sent]
+    assert events == [("fired", 14, "hog/9"), ("cleared", 17, "idle/0")]
+    fired = hooks.sent[0][1]
+    assert fired["threshold_ns"] == 12000 and fired["above"] == 600 and fired["p_value"] < 1e-6

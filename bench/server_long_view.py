@@ -150,7 +150,7 @@ def report(
     load: tuple[float, float],
 ) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    ratio = statistics.mean(whole) / statistics.mean(weekly)
+    ratio = min(whole) / min(weekly)
     lines = [
         BEGIN,
         "",
@@ -178,13 +178,14 @@ def report(
             "`/long` (the page; its plots are drawn from `/api/long`)", page, f"{page_size:,} bytes"
         ),
         "",
-        f"Six months cost {ratio:.1f} times one week. The series are read as (id, start, maximum) "
-        "rows and cut in Python: that grows with the intervals, and is most of what the kept answer "
-        "costs (its key is the series' newest interval). The histogram under the plot is read in "
+        f"Six months cost {ratio:.1f} times one week (the minima: on a machine shared with other "
+        "work, the load average above, the means and maxima move with that work). The series are "
+        "read as (id, start, maximum) rows and cut in Python: that grows with the intervals. A kept "
+        "answer costs one grouped count of the span's intervals (its key: per series, the count "
+        "and the newest interval). The histogram under the plot is read in "
         "days (each day's histograms merged as its intervals arrive, table `interval_days`), the "
-        "span's partial days interval by interval: it grows with the days. An answer is kept by its "
-        "span and the newest interval of each series, so a page reloaded or a zoom undone costs the "
-        "kept answer's time until a new interval arrives.",
+        "span's partial days interval by interval: it grows with the days. A page reloaded or a zoom "
+        "undone costs the kept answer's time until a new interval arrives.",
         "",
         END,
     ]

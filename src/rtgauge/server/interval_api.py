@@ -72,12 +72,11 @@ def long_view(request: Request) -> dict[str, Any]:
     until = when_param(request.query_params.get("until"), "until")
     if since is not None and until is not None and until <= since:
         raise HTTPException(400, "until must be after since")
-    points = st.store.intervals.points(host, label, since, until)
-    shape = tuple((t, len(p), max(x.id for x in p)) for t, p in sorted(points.items()))
-    key = ("long", host, label, since, until, shape)
+    key = ("long", host, label, since, until, st.store.intervals.shape(host, label, since, until))
     found: dict[str, Any] | None = st.answers.get(key)
     if found is not None:
         return found
+    points = st.store.intervals.points(host, label, since, until)
     series = []
     histograms = []
     for test, pts in sorted(points.items()):

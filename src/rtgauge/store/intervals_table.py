@@ -290,6 +290,20 @@ class Intervals:
                 )
         return out
 
+    def shape(
+        self, host: str, label: str | None, since: datetime | None, until: datetime | None
+    ) -> tuple[tuple[str, int, int], ...]:
+        """Per test, the span's count of intervals with a sample and the newest
+        id: what a kept long view is keyed by (a new interval changes it)."""
+        query = (
+            select(intervals.c.test, func.count(), func.max(intervals.c.id))
+            .where(self._span(host, label, since, until), intervals.c.max_ns.is_not(None))
+            .group_by(intervals.c.test)
+            .order_by(intervals.c.test)
+        )
+        with self.engine.connect() as conn:
+            return tuple((str(t), int(n), int(i)) for t, n, i in conn.execute(query))
+
     def histograms(
         self,
         host: str,

@@ -50,7 +50,6 @@ def interval_page(request: Request) -> HTMLResponse:
         title=f"interval {row.id}",
         store=st.store_name,
         row=row,
-        stamp=stamp,
         back=urlencode({"host": row.host, **({"label": row.label} if row.label else {})}),
         window_text=None if window is None else _pretty(window),
     )

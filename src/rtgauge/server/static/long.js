@@ -73,7 +73,7 @@
       title: { text: title, font: { size: 14 }, x: 0, xanchor: "left" },
       margin: { l: 60, r: 20, t: 60, b: 50 },
       xaxis: { title: { text: "time (UTC)" }, type: "date" },
-      yaxis: { title: { text: "interval maximum (µs, log)" }, type: "log", tickformat: ".4~r" },
+      yaxis: { title: { text: "interval maximum (µs, log)" }, type: "log", tickformat: ".4~r", dtick: "D2" },
       hovermode: "closest", uirevision: "long",
       legend: { orientation: "h", x: 1, xanchor: "right", y: 1.02, yanchor: "bottom" },
     };

@@ -15,8 +15,6 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, func, select, update
 
-from rtgauge.intervals import Merged
-from rtgauge.model import IntervalFigure
 from rtgauge.store.index_row import now_utc
 from rtgauge.store.merged_hist import MergedHistogram, merged
 from rtgauge.store.schema import interval_days, interval_figures, intervals
@@ -46,7 +44,12 @@ DAY = timedelta(days=1)
 
 
 def figure_row(f: Record) -> Record:
-    """An interval_figure's summary: p99.99 from its histogram when the count backs it."""
+    """An interval_figure's summary: p99.99 from its histogram when the count
+    backs it, by the probe's rule (the views are loaded here, when intervals
+    are written: a command that lists the store never needs them)."""
+    from rtgauge.intervals import Merged
+    from rtgauge.model import IntervalFigure
+
     merged = Merged(f["name"])
     merged.add(IntervalFigure.read(f))
     p9999 = merged.quantile(0.9999) if merged.count >= 10000 else None

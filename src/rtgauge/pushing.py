@@ -106,18 +106,20 @@ def bundle_bytes(path: Path) -> bytes:
     return json.dumps(bundle.to_json(), indent=1).encode("utf-8")
 
 
-def _connection(server: str, timeout: float) -> tuple[http.client.HTTPConnection, str]:
-    """A connection for <server>/api/runs and the path to ask for, through
+def _connection(
+    server: str, timeout: float, route: str = "/api/runs"
+) -> tuple[http.client.HTTPConnection, str]:
+    """A connection for <server><route> and the path to ask for, through
     the proxy the environment names ($http_proxy, $no_proxy), as urllib would."""
     parts = urllib.parse.urlsplit(server)
     host, port = parts.hostname or "", parts.port
-    path = f"{parts.path}/api/runs"
+    path = f"{parts.path}{route}"
     proxy = urllib.request.getproxies().get(parts.scheme)
     if proxy and not urllib.request.proxy_bypass(host):
         via = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
         if parts.scheme == "http":
             return http.client.HTTPConnection(via.hostname or "", via.port, timeout=timeout), (
-                f"{server}/api/runs"
+                f"{server}{route}"
             )
         tunnel = http.client.HTTPSConnection(via.hostname or "", via.port, timeout=timeout)
         tunnel.set_tunnel(host, port)
@@ -142,14 +144,16 @@ def _post(
     return conn.getresponse()
 
 
-def send(server: str, raw: bytes, token: str, timeout: float = TIMEOUT_S) -> Pushed:
+def send(
+    server: str, raw: bytes, token: str, timeout: float = TIMEOUT_S, route: str = "/api/runs"
+) -> Pushed:
     headers = {
         "Authorization": f"Bearer {token}",
         "Content-Type": "application/json",
         "Connection": "close",
     }
     try:
-        conn, path = _connection(server, timeout)
+        conn, path = _connection(server, timeout, route)
     except (OSError, http.client.HTTPException) as exc:
         return Pushed("unreachable", f"cannot reach {server}: {exc}")
     try:

@@ -64,8 +64,14 @@ def test_intervals_add_up_to_the_test(tmp_path: Path) -> None:
 
 
 def _interval_lines(partial: Path) -> int:
-    lines = partial.read_text().splitlines()
-    return sum(json.loads(x)["record"] == "interval" for x in lines if x.endswith("}"))
+    """Interval records in full lines (a line being written, or cut by a kill, is not one)."""
+    count = 0
+    for line in partial.read_text().splitlines():
+        try:
+            count += json.loads(line)["record"] == "interval"
+        except json.JSONDecodeError:
+            pass
+    return count
 
 
 def test_a_killed_probe_leaves_its_intervals_and_the_report_says_so(tmp_path: Path) -> None:
@@ -118,6 +124,50 @@ def test_a_killed_probe_leaves_its_intervals_and_the_report_says_so(tmp_path: Pa
     assert test.status == "interrupted"
     all_cpus = test.metric(ALL)
     assert all_cpus is not None and all_cpus.count == count and all_cpus.max == worst
+
+
+def test_a_killed_host_leaves_a_run_the_next_command_stores(tmp_path: Path) -> None:
+    """Host and probe SIGKILLed together, as a power cut stops both: the
+    partial file's writer is gone, so the next command seals it as a run."""
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "rtgauge.cli.main", "run", "--tests", "TMR-P-LAT",
+            "--duration", "1h", "--interval", "1s", "--no-report", "--results-dir", str(tmp_path),
+            "--no-explain",  # a probe killed with SIGKILL cannot put tracefs back itself
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        end = time.monotonic() + WAIT_S
+        partial = None
+        while time.monotonic() < end:
+            found = list(tmp_path.glob("*/*.partial.jsonl"))
+            if found and _interval_lines(found[0]) >= 2:
+                partial = found[0]
+                break
+            time.sleep(0.05)  # a polling interval, not a wait for the run
+        assert partial is not None, f"no second interval record within {WAIT_S} s"
+        alive = rtgauge("runs", "--results-dir", str(tmp_path), "--format", "json")
+        assert alive.returncode == 0 and json.loads(alive.stdout) == []  # still being written
+        assert partial.exists()
+        os.killpg(proc.pid, signal.SIGKILL)  # the host and its probe at once
+        proc.wait(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    kept = _interval_lines(partial)
+    runs = rtgauge("runs", "--results-dir", str(tmp_path), "--format", "json")
+    assert runs.returncode == 0, runs.stderr
+    assert "a run cut short was kept as" in runs.stderr
+    assert len(json.loads(runs.stdout)) == 1 and not partial.exists()
+    bundle = next(tmp_path.glob("*/*.json"))
+    b = load_bundle(bundle)
+    assert not b.complete and len(b.intervals) == kept
+    md = rtgauge("report", str(bundle), "--format", "md")
+    assert md.returncode == 0 and f"those of the {kept} intervals recorded" in md.stdout
 
 
 @pytest.mark.parametrize(

@@ -205,3 +205,18 @@ def test_the_design_effect_of_even_random_and_short_runs() -> None:
     clustered = [1.0] * 10 + [0.0] * 90
     # chi-square (81 + 9 x 1) / 0.9 = 100 over 9 degrees of freedom
     assert design_effect(clustered, 0.5) == pytest.approx(100 / 9)
+
+
+def test_within_chance_says_how_long_runs_must_be_to_see_a_doubling() -> None:
+    """Two blocks above twice the older tail in each of two short runs: not
+    beyond chance, and the evidence names the length at which a doubling of
+    that rate would be seen, longer than these runs."""
+    rng = np.random.default_rng(7)
+    old, new = quiet(rng), quiet(rng)
+    for v in (old, new):
+        v[[310, 2650]] = 200_000.0  # two blocks of thirty well above the p99.9
+    t = tail_test(run_of(old), run_of(new))
+    assert t.tested and not t.beyond_chance and t.old_above == 2
+    assert t.needed_blocks is not None and t.needed_blocks > t.new_blocks
+    assert f"that needs {t.needed_blocks:,} full blocks a run" in t.evidence
+    assert "to be seen in 90% of pairs" in t.evidence

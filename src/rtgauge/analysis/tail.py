@@ -49,6 +49,7 @@ from dataclasses import dataclass
 
 from rtgauge.analysis.stats import NO_BLOCKS, fisher_greater, rank_test, smallest_p
 from rtgauge.analysis.tail_data import full_maxima, same_span
+from rtgauge.analysis.tail_power import POWER, blocks_needed
 from rtgauge.model import Metric
 
 ALPHA = 0.001  # the history's level: it tests every run against the one before, again and again
@@ -87,6 +88,8 @@ class TailTest:
     new_tail: float | None = None
     old_phi: float = 1.0  # each run's design effect for its blocks above the threshold
     new_phi: float = 1.0
+    span_ms: float = 0.0  # the blocks' length of test time, as compared
+    needed_blocks: int | None = None  # per run, to see the older rate above double (POWER)
 
     @property
     def tested(self) -> bool:
@@ -134,7 +137,7 @@ class TailTest:
                 f"{clustered}, one-sided Fisher p = {self.fisher_p:.2g}"
             )
         if not self.beyond_chance:
-            return f"{rank}{above}: within chance (neither p below {EACH:g})"
+            return f"{rank}{above}: within chance (neither p below {EACH:g}){self._length}"
         if self.tail_fell:
             assert self.old_tail is not None and self.new_tail is not None
             return (
@@ -143,6 +146,30 @@ class TailTest:
                 f"{self.new_tail / 1e3:,.2f} µs): not a regression"
             )
         return f"{rank}{above}: worse beyond chance (p below {EACH:g})"
+
+    @property
+    def _length(self) -> str:
+        """Whether runs this long could have seen the older rate above double."""
+        if self.needed_blocks is None or self.threshold_ns is None:
+            return ""
+        shorter = min(self.old_blocks, self.new_blocks)
+        seen = f"in {POWER:.0%} of pairs"
+        if shorter >= self.needed_blocks:
+            return f"; runs this long would see that rate of blocks above it double {seen}"
+        span = self.needed_blocks * self.span_ms / 1e3
+        return (
+            f"; too short to see that rate of blocks above it double: that needs "
+            f"{self.needed_blocks:,} full blocks a run (about {_seconds(span)} of test time) "
+            f"to be seen {seen}"
+        )
+
+
+def _seconds(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
 
 
 def design_effect(maxima: list[float], threshold: float) -> float:
@@ -206,4 +233,6 @@ def tail_test(old: Metric, new: Metric) -> TailTest:
         None if new_tail is None else float(new_tail),
         old_phi,
         new_phi,
+        old_blocks.span_ms,
+        blocks_needed(old_above / len(a), 2.0, EACH, phi=old_phi) if a else None,
     )

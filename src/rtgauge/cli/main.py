@@ -40,6 +40,11 @@ COMMANDS = (
         "store another tool's results (cyclictest, rtla) as a run",
     ),
     Command("push", "rtgauge.cli.push", "send runs to a result server (rtgauge serve)"),
+    Command(
+        "monitor",
+        "rtgauge.cli.monitor",
+        "measure a target without end, interval by interval, and push each",
+    ),
     Command("serve", "rtgauge.cli.serve", "serve the result store to browsers and pushing hosts"),
 )
 
@@ -91,7 +96,23 @@ def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def restore_left_settings() -> None:
+    """Settings a killed `rtgauge tune` left changed on this machine are put
+    back before any command (as root: only root can have changed them). It
+    never fails the command: what cannot be restored is said and kept."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    try:
+        from rtgauge.tune.state import restore_leftovers
+
+        for line in restore_leftovers():
+            print(f"rtgauge: {term(line)}", file=sys.stderr)
+    except Exception as exc:
+        print(f"rtgauge: settings left by rtgauge tune not checked: {exc}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    restore_left_settings()
     try:
         words = sys.argv[1:] if argv is None else argv
         args = parser(words).parse_args(words)

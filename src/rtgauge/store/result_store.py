@@ -34,6 +34,7 @@ from rtgauge.store.incidents_table import Incidents
 from rtgauge.store.index_row import index_values, now_utc, parse_bundle, stored_bundle
 from rtgauge.store.intervals_table import Intervals
 from rtgauge.store.location import Location
+from rtgauge.store.orphans import seal_orphans
 from rtgauge.store.query import RunFilter, RunPage, RunRow
 from rtgauge.store.schema import bundle_blobs, run_tests, runs
 
@@ -101,6 +102,9 @@ class ResultStore:
             raise UsageError(f"cannot open the store {location}: {_reason(exc)}") from None
         if fresh and self.root is not None:
             self._rebuild()
+        if self.root is not None:
+            for sealed in seal_orphans(self.root):
+                self._index_quietly(sealed)
         self.intervals = Intervals(self.engine, self._write_lock, self._insert)
         self.incidents = Incidents(self.engine, self._write_lock)
 

@@ -3,7 +3,8 @@
 Every record is appended, flushed and synced to `<host>/<time>.partial.jsonl`,
 so a killed probe or host, or a power cut, loses nothing already received; at
 the end the bundle `<host>/<time>.json` is written atomically, the partial
-file removed, and the bundle put in the store (the same directory's, or a
+file removed (a writer that died leaves it, locked by nobody: the next
+command that opens the store seals it, store/orphans.py), and the bundle put in the store (the same directory's, or a
 database named by --store).
 """
 
@@ -19,6 +20,7 @@ from typing import IO
 from rtgauge.errors import UsageError
 from rtgauge.model import Bundle, Record, System
 from rtgauge.store.location import Location
+from rtgauge.store.orphans import hold
 from rtgauge.store.result_store import ResultStore, Stored
 
 
@@ -115,6 +117,7 @@ class RunWriter:
             try:
                 if not (folder / f"{stamp}.json").exists():
                     self._fh = self.partial.open("x", encoding="utf-8")
+                    hold(self._fh.fileno())  # others know a live writer by it
                     break
             except FileExistsError:
                 pass
@@ -131,9 +134,9 @@ class RunWriter:
 
     def finish(self) -> Path | None:
         """Writes the bundle; returns its path (None if nothing arrived)."""
-        if self._fh:
-            self._fh.close()
         if self.bundle is None or self.partial is None:
+            if self._fh:
+                self._fh.close()
             return None
         path = self.partial.with_name(f"{self.stamp}.json")
         tmp = path.with_suffix(".json.tmp")
@@ -146,6 +149,8 @@ class RunWriter:
                 f"cannot write {path}: {exc.strerror}; the records are kept in {self.partial}"
             ) from exc
         self.partial.unlink()
+        if self._fh:  # closed (and its lock let go) only once the partial file is gone
+            self._fh.close()
         self.bundle.path = path
         with ResultStore(self.store) as store:
             self.stored = store.add_file(path, "run", self.bundle)

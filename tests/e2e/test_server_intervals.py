@@ -1,19 +1,20 @@
 """Monitored intervals on a real server, on both engines: pushed as
 `rtgauge monitor` pushes them, stored once each, drawn on the long view and
-shown one by one; an alert rule with a webhook fires once for a run of bad
-intervals, naming the culprit, and clears once."""
+shown one by one, the newest at /metrics; an alert rule with a webhook fires
+once for a run of bad intervals, naming the culprit, and clears once."""
 
 from __future__ import annotations
 
 import json
 import re
 import urllib.request
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from interval_payloads import interval, payload
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from server_proc import Server, running_server
 from webhook_receiver import webhook_receiver
 
@@ -106,6 +107,18 @@ def test_intervals_stored_shown_and_alerted_once(store_spec: str, tmp_path: Path
         code, page, _ = server.get(f"/intervals/{worst_id}")
         assert code == 200 and "180.00 µs" in page and "stress-ng-cpu/4242" in page
         assert re.search(r"ran on CPU 1 for the whole delay", page)
+        # /metrics: the newest interval of each host, label and test, as OpenMetrics
+        code, text, headers = server.get("/metrics")
+        assert code == 200
+        assert (
+            headers["content-type"] == "application/openmetrics-text; version=1.0.0; charset=utf-8"
+        )
+        fams = {f.name: f for f in text_string_to_metric_families(text)}
+        (end,) = fams["rtgauge_interval_end_timestamp_seconds"].samples
+        assert end.labels == {"host": HOST, "label": LABEL, "test": "TMR-P-LAT"}
+        assert end.value == (T0 + timedelta(minutes=5 * 17)).replace(tzinfo=UTC).timestamp()
+        tops = {s.labels["figure"]: s.value for s in fams["rtgauge_latency_max_seconds"].samples}
+        assert tops == {"timer.wakeup.cpu0": 9e-6, "timer.wakeup.cpu1": 20e-6}
         assert server.get("/intervals/999999")[0] == 404
         assert server.get(f"/long?host=nobody&label={quote(LABEL)}")[0] == 404
         code, body, _ = server.get("/api/long?label=x")

@@ -407,3 +407,29 @@ def test_a_tail_worse_than_the_reference_fires_once_and_clears(tmp_path: Path) -
     assert events == [("fired", 14, "hog/9"), ("cleared", 17, "idle/0")]
     fired = hooks.sent[0][1]
     assert fired["threshold_ns"] == 12000 and fired["above"] == 600 and fired["p_value"] < 1e-6
+
+
+def test_what_the_monitor_sends_is_taken_and_each_sample_counted_once(tmp_path: Path) -> None:
+    """An interval as `rtgauge monitor` builds it from a recorded run (per-CPU
+    figures and their .all): it fits the intake, reads back as sent, and its
+    histogram counts every sample once."""
+    from rtgauge.monitor.intervals import Span
+    from rtgauge.monitor.intervals import interval as monitor_interval
+
+    b = json.loads((ROOT / "tests" / "data" / "explain" / "hog_run.json").read_text())
+    iv = monitor_interval(
+        [b["system"], *b["tests"], b["end"]], Span(1_800_000_000.0, 1_800_000_300.0, 12.5)
+    )
+    assert iv is not None
+    sent = {"kind": "rtgauge-intervals", "version": 1, "host": "vm", "label": "hog", "system": b["system"],
+            "intervals": [iv]}  # fmt: skip
+    check_payload(sent)
+    names = [f["name"] for f in iv["figures"]]
+    (everything,) = [f for f in iv["figures"] if f["name"].endswith(".all")]
+    assert any(".cpu" in n for n in names)  # a per-CPU figure beside it
+    with open_store(tmp_path / "store") as store:
+        (new,) = store.intervals.add("vm", "hog", [iv], None)
+        row = store.intervals.get(new or 0)
+        hist = store.intervals.span_histogram("vm", "hog", iv["test"], None, None)
+    assert row is not None and row.as_pushed() == dict(iv, host="vm", label="hog")
+    assert hist.count == everything["count"]

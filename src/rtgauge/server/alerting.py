@@ -16,7 +16,7 @@ from rtgauge.server.long_view import MergedHistogram
 from rtgauge.server.webhook import Webhooks
 from rtgauge.store import ResultStore
 from rtgauge.store.index_row import now_utc
-from rtgauge.store.intervals_table import stamp, utc
+from rtgauge.store.intervals_table import counted, stamp, utc
 
 Record = dict[str, Any]
 
@@ -98,8 +98,9 @@ class Alerts:
         start = utc(iv["start"])
         reference = self._reference(host, label, iv["test"], start, tail.reference)
         now = MergedHistogram()
-        for f in iv["figures"]:
-            now.add(f["hist"])
+        for f, kept in zip(iv["figures"], counted(iv["figures"]), strict=True):
+            if kept:
+                now.add(f["hist"])
         got = tail_worse(reference, now, tail.q, tail.p)
         if got is None or not got.worse:
             return None

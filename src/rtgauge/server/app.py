@@ -171,6 +171,7 @@ def make_app(
         Route("/api/intervals", interval_api.store_intervals, methods=["POST"]),
         Route("/api/intervals/{interval_id}", reading(sync(interval_api.one_interval))),
         Route("/api/long", reading(sync(interval_api.long_json))),
+        Route("/metrics", reading(sync(interval_api.metrics))),
         Route("/static/plotly.min.js", plotly_js),
         Route("/static/{name}", static),
     ]

@@ -10,7 +10,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
 from rtgauge.server.access import require_push
 from rtgauge.server.intake import read_body
@@ -174,3 +174,16 @@ def interval_json(row: IntervalRow) -> dict[str, Any]:
 
 def one_interval(request: Request) -> JSONResponse:
     return JSONResponse(interval_json(interval_row(request)))
+
+
+def metrics(request: Request) -> Response:
+    """GET /metrics: the newest interval of each host, label and test as an
+    OpenMetrics exposition (rtgauge.openmetrics), for a Prometheus to scrape."""
+    from rtgauge import openmetrics
+
+    newest = [row.as_pushed() for row in state(request).store.intervals.newest()]
+    return Response(
+        openmetrics.render(newest),
+        media_type=None,
+        headers={"Content-Type": openmetrics.CONTENT_TYPE},
+    )

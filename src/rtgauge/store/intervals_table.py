@@ -7,6 +7,7 @@ kept as "" (schema.py) and read back as None."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -30,6 +31,21 @@ def utc(text: str) -> datetime:
 def stamp(when: datetime) -> str:
     """A naive UTC datetime as the interface writes it, to the millisecond."""
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
+_PER_CPU = re.compile(r"^(?P<base>.+)\.cpu\d+$")
+
+
+def counted(figures: list[Record]) -> list[bool]:
+    """Which figures' samples make the interval's histogram: each sample
+    once, so a per-CPU figure (`<name>.cpuN`) is left out when the interval
+    also has its `<name>.all`, which holds the same samples."""
+    names = {f["name"] for f in figures}
+    out = []
+    for f in figures:
+        m = _PER_CPU.match(f["name"])
+        out.append(not (m and f"{m['base']}.all" in names))
+    return out
 
 
 def label_key(label: str | None) -> str:
@@ -170,15 +186,18 @@ class Intervals:
                 new_id = int(got[0])
                 key = (iv["test"], day_of(row["start"]))
                 n, day = days.get(key, (0, MergedHistogram()))
-                for f in iv["figures"]:
-                    day.add(f["hist"])
+                for f, kept in zip(iv["figures"], counted(iv["figures"]), strict=True):
+                    if kept:
+                        day.add(f["hist"])
                 days[key] = (n + 1, day)
                 if iv["figures"]:
                     conn.execute(
                         interval_figures.insert(),
                         [
-                            dict(figure_row(f), interval_id=new_id, seq=i)
-                            for i, f in enumerate(iv["figures"])
+                            dict(figure_row(f), interval_id=new_id, seq=i, counted=kept)
+                            for i, (f, kept) in enumerate(
+                                zip(iv["figures"], counted(iv["figures"]), strict=True)
+                            )
                         ],
                     )
                 out.append(new_id)
@@ -315,11 +334,16 @@ class Intervals:
         since: datetime | None,
         until: datetime | None,
     ) -> Iterator[tuple[str, str]]:
-        """(figure name, histogram JSON) of every figure of the span's intervals of `test`."""
+        """(figure name, histogram JSON) of the span's intervals of `test`: the
+        figures that count, each sample once (`counted`)."""
         query = (
             select(interval_figures.c.name, interval_figures.c.hist)
             .join(intervals, intervals.c.id == interval_figures.c.interval_id)
-            .where(self._span(host, label, since, until), intervals.c.test == test)
+            .where(
+                self._span(host, label, since, until),
+                intervals.c.test == test,
+                interval_figures.c.counted,
+            )
         )
         with self.engine.connect() as conn:
             for name, hist in conn.execute(query.execution_options(yield_per=2000)):
@@ -435,6 +459,7 @@ class Intervals:
                     intervals.c.test == test,
                     intervals.c.start >= day,
                     intervals.c.start < day + DAY,
+                    interval_figures.c.counted,
                 )
             ).all()
             total = merged(str(h) for h, _ in hists)

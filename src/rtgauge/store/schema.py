@@ -150,6 +150,9 @@ interval_figures = Table(
     Column("p50_ns", Float),
     Column("mean_ns", Float),
     Column("hist", Text, nullable=False),  # the interval_figure's histogram, JSON
+    # its samples count in the interval's histogram: false for a per-CPU
+    # figure beside its .all, which holds the same samples
+    Column("counted", Boolean, nullable=False),
 )
 
 interval_days = Table(

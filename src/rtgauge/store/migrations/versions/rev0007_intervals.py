@@ -56,6 +56,7 @@ def upgrade() -> None:
         sa.Column("p50_ns", sa.Float),
         sa.Column("mean_ns", sa.Float),
         sa.Column("hist", sa.Text, nullable=False),
+        sa.Column("counted", sa.Boolean, nullable=False),
     )
     op.create_table(
         "interval_days",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from rtgauge.cli.common import add_results_dir
 from rtgauge.errors import UsageError
@@ -23,6 +24,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-bundle-mb", default=None, metavar="MB", help="largest bundle taken (default 64)"
     )
+    p.add_argument(
+        "--interval-retention",
+        default=None,
+        metavar="SPAN",
+        help="monitored intervals older than this are deleted (default 400d)",
+    )
+    p.add_argument(
+        "--alerts",
+        default=None,
+        metavar="FILE",
+        help="alert rules per label (TOML, docs/server.md), checked at start",
+    )
     p.set_defaults(execute=execute)
     tokens = p.add_subparsers(dest="serve_command", parser_class=type(p))
     t = tokens.add_parser("token", help="add, list or revoke access tokens")
@@ -38,10 +51,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     if args.serve_command == "token":
         return token(args)
+    from rtgauge.server.alert_rules import load_rules, span
     from rtgauge.server.serve import serve
     from rtgauge.server.settings import (
         DEFAULT_LISTEN,
         DEFAULT_MAX_MB,
+        DEFAULT_RETENTION,
         Settings,
         parse_listen,
         parse_max_mb,
@@ -49,9 +64,11 @@ def execute(args: argparse.Namespace) -> int:
 
     host, port = parse_listen(args.listen or DEFAULT_LISTEN)
     limit = parse_max_mb(args.max_bundle_mb or str(DEFAULT_MAX_MB))
+    retention = span(args.interval_retention or DEFAULT_RETENTION, "--interval-retention")
+    rules = load_rules(Path(args.alerts)) if args.alerts else None
     store = open_store(args.store)
     try:
-        serve(store, Settings(host, port, args.public, limit))
+        serve(store, Settings(host, port, args.public, limit, retention), rules)
     finally:
         store.close()
     return 0

@@ -8,7 +8,8 @@ run only the dashboard's own scripts, served from the package."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -22,11 +23,15 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rtgauge.server import api, pages
+from rtgauge.server import api, interval_api, interval_pages, pages
 from rtgauge.server.access import require_read
+from rtgauge.server.alert_rules import LabelRules
+from rtgauge.server.alerting import Alerts
+from rtgauge.server.housekeeping import Housekeeping
 from rtgauge.server.settings import Settings
 from rtgauge.server.state import State, state
 from rtgauge.server.views import RunCache
+from rtgauge.server.webhook import Webhooks
 from rtgauge.store import ResultStore
 
 log = logging.getLogger("rtgauge.server")
@@ -96,7 +101,11 @@ def plotly_js(request: Request) -> Response:
 
 def static(request: Request) -> Response:
     name = request.path_params["name"]
-    files = {"dashboard.js": "text/javascript", "dashboard.css": "text/css"}
+    files = {
+        "dashboard.js": "text/javascript",
+        "long.js": "text/javascript",
+        "dashboard.css": "text/css",
+    }
     if name not in files:  # a fixed list: no path is built from the request
         raise HTTPException(404, "no such file")
     return FileResponse(STATIC / name, media_type=files[name])
@@ -126,7 +135,23 @@ async def unexpected(request: Request, exc: Exception) -> Response:
     return _error(request, 500, f"internal error ({type(exc).__name__})")
 
 
-def make_app(store: ResultStore, settings: Settings) -> Starlette:
+def make_app(
+    store: ResultStore, settings: Settings, rules: Mapping[str, LabelRules] | None = None
+) -> Starlette:
+    webhooks = Webhooks() if rules else None
+    alerts = Alerts(dict(rules), store, webhooks) if rules and webhooks else None
+    keeper = Housekeeping(store, settings.interval_retention)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        keeper.start()
+        try:
+            yield
+        finally:
+            keeper.stop()
+            if webhooks is not None:
+                webhooks.close()
+
     routes = [
         Route("/", reading(sync(pages.runs_page))),
         Route("/runs/{run_id}", reading(sync(pages.run_page))),
@@ -142,11 +167,18 @@ def make_app(store: ResultStore, settings: Settings) -> Starlette:
         Route("/api/history", reading(sync(api.history))),
         Route("/api/facets", reading(sync(api.facets))),
         Route("/api/health", api.health),
+        Route("/long", reading(sync(interval_pages.long_page))),
+        Route("/intervals/{interval_id}", reading(sync(interval_pages.interval_page))),
+        Route("/api/intervals", interval_api.store_intervals, methods=["POST"]),
+        Route("/api/intervals/{interval_id}", reading(sync(interval_api.one_interval))),
+        Route("/api/long", reading(sync(interval_api.long_json))),
+        Route("/metrics", reading(sync(interval_api.metrics))),
         Route("/static/plotly.min.js", plotly_js),
         Route("/static/{name}", static),
     ]
     app = Starlette(
         routes=routes,
+        lifespan=lifespan,
         middleware=[Middleware(SecurityHeaders)],
         exception_handlers={
             HTTPException: http_error,
@@ -154,5 +186,5 @@ def make_app(store: ResultStore, settings: Settings) -> Starlette:
             Exception: unexpected,
         },
     )
-    app.state.rtgauge = State(store, settings, RunCache())
+    app.state.rtgauge = State(store, settings, RunCache(), alerts=alerts)
     return app

@@ -52,10 +52,16 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 def check_names(bundle: Bundle) -> None:
-    host = bundle.host
+    check_host(bundle.host)
+    check_label(bundle.run_label)
+
+
+def check_host(host: str) -> None:
     if not _HOST.fullmatch(host) or host.strip(". ") == "":
         raise UsageError(f"host name {host[:60]!r} is not a host name (no markup, no path)")
-    label = bundle.run_label
+
+
+def check_label(label: str | None) -> None:
     if label is not None and (not label or len(label) > 100 or not label.isprintable()):
         raise UsageError("label: 1 to 100 printable characters")
 

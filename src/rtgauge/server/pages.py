@@ -77,6 +77,10 @@ def runs_page(request: Request) -> HTMLResponse:
             until=f.until.date().isoformat() if f.until else "",
             sort_link=sort_link,
             page_link=lambda n: link(page=n),
+            monitored=[
+                (host, label, urlencode({"host": host, **({"label": label} if label else {})}))
+                for host, label in st.store.intervals.monitored()
+            ],
         )
     )
 

@@ -8,6 +8,7 @@ from types import FrameType
 
 import uvicorn
 
+from rtgauge.server.alert_rules import LabelRules
 from rtgauge.server.app import make_app
 from rtgauge.server.settings import Settings
 from rtgauge.store import ResultStore
@@ -42,13 +43,17 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise Stopped(signum)
 
 
-def serve(store: ResultStore, settings: Settings) -> None:
+def serve(
+    store: ResultStore, settings: Settings, rules: dict[str, LabelRules] | None = None
+) -> None:
     """Serves until SIGINT or SIGTERM, both an ordinary stop (uvicorn finishes
     the requests under way, then hands the signal back)."""
+    if rules:
+        print(f"alerts: rules for {len(rules)} label(s)", file=sys.stderr, flush=True)
     for line in banner(store, settings):
         print(line, file=sys.stderr, flush=True)
     config = uvicorn.Config(
-        make_app(store, settings),
+        make_app(store, settings, rules),
         host=settings.host,
         port=settings.port,
         log_level="warning",

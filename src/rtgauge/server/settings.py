@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from datetime import timedelta
 
 from rtgauge.errors import UsageError
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
 DEFAULT_MAX_MB = 64.0
+DEFAULT_RETENTION = "400d"  # monitored intervals older than this are deleted
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,7 @@ class Settings:
     port: int
     public: bool = False  # reading open to anyone on a non-loopback address
     max_bundle_bytes: int = int(DEFAULT_MAX_MB * 1024 * 1024)
+    interval_retention: timedelta = timedelta(days=400)
 
     @property
     def loopback(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -12,6 +13,9 @@ from rtgauge.server.views import AnswerCache, RunCache
 from rtgauge.store import ResultStore, RunFilter
 from rtgauge.store.query import FilterError
 
+if TYPE_CHECKING:
+    from rtgauge.server.alerting import Alerts
+
 
 @dataclass
 class State:
@@ -19,6 +23,7 @@ class State:
     settings: Settings
     cache: RunCache
     answers: AnswerCache = field(default_factory=AnswerCache)
+    alerts: Alerts | None = None  # --alerts: the rules, applied as intervals arrive
 
     @property
     def store_name(self) -> str:

@@ -30,7 +30,9 @@ from sqlalchemy.pool import NullPool
 
 from rtgauge.errors import UsageError
 from rtgauge.store import limits_table, migrate, tokens
+from rtgauge.store.incidents_table import Incidents
 from rtgauge.store.index_row import index_values, now_utc, parse_bundle, stored_bundle
+from rtgauge.store.intervals_table import Intervals
 from rtgauge.store.location import Location
 from rtgauge.store.orphans import seal_orphans
 from rtgauge.store.query import RunFilter, RunPage, RunRow
@@ -103,6 +105,8 @@ class ResultStore:
         if self.root is not None:
             for sealed in seal_orphans(self.root):
                 self._index_quietly(sealed)
+        self.intervals = Intervals(self.engine, self._write_lock, self._insert)
+        self.incidents = Incidents(self.engine, self._write_lock)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -9,6 +9,12 @@ bundle_blobs  a database store's bundles, the exact bytes received
 tokens        who may push and read: names and hashes, never the tokens
 label_limits  a label's calibrated limits (rtgauge history --calibrate), the
               newest per label, as the JSON the limits file holds
+intervals     one row per interval `rtgauge monitor` pushed: (host, label, test,
+              start) unique, its maximum and its worst sample's explanation
+interval_figures  one row per figure of an interval: its summary and histogram
+interval_days one row per host, label, test and UTC day: the day's histograms
+              merged, so that a long span's histogram is read in days
+incidents     the alerts' incidents: open until clear_after clean intervals
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -100,4 +107,79 @@ label_limits = Table(
     Column("label", String(100), primary_key=True),  # a run label: 1 to 100 characters
     Column("body", Text, nullable=False),  # the limits file's JSON (schema/limits-v1.json)
     Column("calibrated_at", DateTime, nullable=False),  # naive UTC
+)
+
+
+# A monitored interval. `label` is "" when the monitor gave none (a pushed
+# label is never empty), so that the unique key holds for unlabelled hosts
+# too: SQL counts NULLs as distinct.
+intervals = Table(
+    "intervals",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("host", Text, nullable=False),
+    Column("label", String(100), nullable=False),
+    Column("test", String(64), nullable=False),
+    Column("start", DateTime, nullable=False),  # naive UTC
+    Column("end", DateTime, nullable=False),
+    Column("gap_ms", Float, nullable=False),
+    Column("rt", Boolean, nullable=False),
+    Column("max_ns", Float),  # the largest of its figures' maxima; NULL: no sample
+    Column("worst", Text),  # the worst sample's explanation, JSON as pushed; NULL: none
+    Column("received_at", DateTime, nullable=False),
+    Column("pushed_by", Text),
+    Index("intervals_key", "host", "label", "test", "start", unique=True),
+    Index("intervals_start", "start"),
+)
+
+interval_figures = Table(
+    "interval_figures",
+    metadata,
+    Column(
+        "interval_id", Integer, ForeignKey("intervals.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("seq", Integer, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("count", Integer, nullable=False),
+    Column("min_ns", Float),
+    Column("max_ns", Float),
+    Column("p99_99_ns", Float),  # from the histogram, when its count backs it
+    Column("p99_9_ns", Float),
+    Column("p99_ns", Float),
+    Column("p90_ns", Float),
+    Column("p50_ns", Float),
+    Column("mean_ns", Float),
+    Column("hist", Text, nullable=False),  # the interval_figure's histogram, JSON
+    # its samples count in the interval's histogram: false for a per-CPU
+    # figure beside its .all, which holds the same samples
+    Column("counted", Boolean, nullable=False),
+)
+
+interval_days = Table(
+    "interval_days",
+    metadata,
+    Column("host", Text, primary_key=True),
+    Column("label", String(100), primary_key=True),
+    Column("test", String(64), primary_key=True),
+    Column("day", DateTime, primary_key=True),  # midnight UTC: the intervals starting that day
+    Column("intervals", Integer, nullable=False),
+    Column("hist", Text, nullable=False),  # their figures' histograms merged, JSON
+)
+
+incidents = Table(
+    "incidents",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("rule", String(32), nullable=False),  # max_above, tail_worse
+    Column("host", Text, nullable=False),
+    Column("label", String(100), nullable=False),
+    Column("test", String(64), nullable=False),
+    Column("fired_interval", Integer, nullable=False),  # no foreign key: retention may drop it
+    Column("fired_at", DateTime, nullable=False),  # the interval's start, naive UTC
+    Column("value", Float, nullable=False),
+    Column("detail", Text, nullable=False),  # what the webhook was told, JSON
+    Column("clean", Integer, nullable=False),  # clean intervals in a row since the last bad one
+    Column("last_interval", Integer, nullable=False),
+    Column("cleared_at", DateTime),  # NULL: open
+    Index("incidents_key", "host", "label", "test", "rule"),
 )

@@ -74,6 +74,17 @@ def _interval_lines(partial: Path) -> int:
     return count
 
 
+def _partial_with(store: Path, intervals: int) -> Path:
+    """The run's partial file once it holds that many interval records."""
+    end = time.monotonic() + WAIT_S
+    while time.monotonic() < end:
+        found = list(store.glob("*/*.partial.jsonl"))
+        if found and _interval_lines(found[0]) >= intervals:
+            return found[0]
+        time.sleep(0.05)  # a polling interval, not a wait for the run
+    raise AssertionError(f"no {intervals} interval records within {WAIT_S} s")
+
+
 def test_a_killed_probe_leaves_its_intervals_and_the_report_says_so(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [
@@ -86,15 +97,7 @@ def test_a_killed_probe_leaves_its_intervals_and_the_report_says_so(tmp_path: Pa
         text=True,
     )  # fmt: skip
     try:
-        end = time.monotonic() + WAIT_S
-        partial = None
-        while time.monotonic() < end:  # the stream as stored, line by line: its 3rd interval
-            found = list(tmp_path.glob("*/*.partial.jsonl"))
-            if found and _interval_lines(found[0]) >= 3:
-                partial = found[0]
-                break
-            time.sleep(0.05)  # a polling interval, not a wait for the run
-        assert partial is not None, f"no third interval record within {WAIT_S} s"
+        _partial_with(tmp_path, 3)  # the stream as stored, line by line: its 3rd interval
         (probe,) = children(proc.pid)  # the host's one child: the probe it started
         os.kill(probe, signal.SIGKILL)
         out, err = proc.communicate(timeout=WAIT_S)
@@ -140,15 +143,7 @@ def test_a_killed_host_leaves_a_run_the_next_command_stores(tmp_path: Path) -> N
         start_new_session=True,
     )  # fmt: skip
     try:
-        end = time.monotonic() + WAIT_S
-        partial = None
-        while time.monotonic() < end:
-            found = list(tmp_path.glob("*/*.partial.jsonl"))
-            if found and _interval_lines(found[0]) >= 2:
-                partial = found[0]
-                break
-            time.sleep(0.05)  # a polling interval, not a wait for the run
-        assert partial is not None, f"no second interval record within {WAIT_S} s"
+        partial = _partial_with(tmp_path, 2)
         alive = rtgauge("runs", "--results-dir", str(tmp_path), "--format", "json")
         assert alive.returncode == 0 and json.loads(alive.stdout) == []  # still being written
         assert partial.exists()

@@ -13,19 +13,18 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from monitor_wait import BOUND_S, kept, wait_for
 
 parser = pytest.importorskip("prometheus_client.openmetrics.parser")
 
-BOUND_S = 60.0  # each wait's bound: a monitor that hangs fails, never a timing check
 TOKEN = "monitor-e2e-token"
 INTERVAL_KEYS = {"start", "end", "test", "gap_ms", "rt", "figures", "worst"}
 
@@ -103,23 +102,6 @@ class Lines:
 
     def join(self) -> None:
         self._thread.join(timeout=10)
-
-
-def wait_for(what: str, check: Callable[[], Any]) -> Any:
-    end = time.monotonic() + BOUND_S
-    while time.monotonic() < end:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)  # a polling interval, not a wait for the monitor
-    raise AssertionError(f"not within {BOUND_S:.0f} s: {what}")
-
-
-def kept(store: Path) -> list[dict[str, Any]]:
-    out = []
-    for path in sorted((store / "intervals").glob("*.jsonl")):
-        out += [json.loads(x) for x in path.read_text().splitlines() if x.endswith("}")]
-    return out
 
 
 def _check_metrics(url: str, store: Path) -> None:

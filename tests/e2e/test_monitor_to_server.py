@@ -5,39 +5,18 @@ monitor kept it, drawn on the long view and served at the server's /metrics."""
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import pytest
+from monitor_wait import BOUND_S, kept, wait_for
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from server_proc import running_server
 
-BOUND_S = 60.0  # each wait's bound: a hang fails, never a timing check
 LABEL = "monitored-e2e"
-
-
-def wait_for(what: str, check: Callable[[], Any]) -> Any:
-    end = time.monotonic() + BOUND_S
-    while time.monotonic() < end:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.1)  # a polling interval, not a wait for the monitor
-    raise AssertionError(f"not within {BOUND_S:.0f} s: {what}")
-
-
-def kept(store: Path) -> list[dict[str, Any]]:
-    out = []
-    for path in sorted((store / "intervals").glob("*.jsonl")):
-        out += [json.loads(x) for x in path.read_text().splitlines() if x.endswith("}")]
-    return out
 
 
 def test_the_monitor_pushes_to_the_server_which_keeps_shows_and_serves_them(

@@ -97,6 +97,7 @@ def test_intervals_stored_shown_and_alerted_once(store_spec: str, tmp_path: Path
         code, page, headers = server.get(f"/long?host={HOST}&label={quote(LABEL)}")
         assert code == 200 and "script-src 'self'" in headers["content-security-policy"]
         assert "/static/long.js" in page and "stress-ng-cpu/4242" in page
+        assert ">150.0 µs<" in page  # the incident's maximum as a reader takes it
         code, runs, _ = server.get("/")
         assert code == 200 and f'href="/long?host={HOST}&amp;label={quote(LABEL)}"' in runs
 

@@ -121,6 +121,7 @@ def incident_json(i: Incident) -> dict[str, Any]:
         "fired_at": stamp(i.fired_at),
         "fired_interval": i.fired_interval,
         "value": i.value,
+        "shown": i.shown,
         "culprit": i.detail.get("culprit"),
         "cleared_at": None if i.cleared_at is None else stamp(i.cleared_at),
         "open": i.cleared_at is None,

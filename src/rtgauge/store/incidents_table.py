@@ -31,6 +31,13 @@ class Incident:
     last_interval: int
     cleared_at: datetime | None
 
+    @property
+    def shown(self) -> str:
+        """The value as a reader takes it: a maximum in µs, a tail as its share."""
+        if self.rule == "max_above":
+            return f"{self.value / 1e3:,.1f} µs"
+        return f"{self.value:.3%} of samples above the reference's edge"
+
     @classmethod
     def of(cls, m: Any) -> Incident:
         return cls(

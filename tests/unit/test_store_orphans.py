@@ -56,3 +56,26 @@ def test_a_partial_that_cannot_be_read_is_kept(tmp_path: Path) -> None:
     partial.parent.mkdir(parents=True)
     partial.write_text("not json\n")
     assert list_runs(tmp_path) == [] and partial.exists()
+
+
+def test_the_writer_keeps_intervals_on_disk_not_in_memory(tmp_path: Path) -> None:
+    """A long run's interval records are read back from the partial file at
+    the end: held as objects they would grow the host all through the run."""
+    from rtgauge.store.writer import RunWriter
+
+    records = [json.loads(x) for x in SAMPLE.read_text().splitlines()]
+    writer = RunWriter(tmp_path, ["rtgauge", "run"], {"kind": "local"})
+    writer.add(records[0])
+    sent = [
+        {"record": "interval", "id": "TMR-P-LAT", "seq": i, "interval_ms": 100.0,
+         "planned_ms": 300.0, "from_ms": 100.0 * i, "to_ms": 100.0 * (i + 1), "figures": []}
+        for i in range(3)
+    ]  # fmt: skip
+    for r in sent:
+        writer.add(r)
+    assert writer.bundle is not None and writer.bundle.intervals == []
+    for r in records[1:]:
+        writer.add(r)
+    path = writer.finish()
+    assert path is not None and writer.bundle.intervals == sent
+    assert json.loads(path.read_text())["intervals"] == sent

@@ -57,6 +57,7 @@ class RunWriter:
         self.partial: Path | None = None
         self._fh: IO[str] | None = None
         self._rejected: list[str] = []  # lines that were not valid records
+        self._intervals = 0  # interval records written to the partial file
 
     @property
     def rejected_path(self) -> Path | None:
@@ -94,7 +95,9 @@ class RunWriter:
             elif record["record"] == "test":
                 self.bundle.tests.append(record)
             elif record["record"] == "interval":
-                self.bundle.intervals.append(record)
+                # kept on disk only, read back at the end: a day's intervals
+                # held as objects would grow the host by megabytes an hour
+                self._intervals += 1
             else:
                 self.bundle.end = record
             assert self._fh is not None
@@ -141,6 +144,8 @@ class RunWriter:
         path = self.partial.with_name(f"{self.stamp}.json")
         tmp = path.with_suffix(".json.tmp")
         try:
+            if self._intervals:
+                self.bundle.intervals = _intervals_in(self.partial)
             tmp.write_text(json.dumps(self.bundle.to_json(), indent=1), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:
@@ -155,3 +160,14 @@ class RunWriter:
         with ResultStore(self.store) as store:
             self.stored = store.add_file(path, "run", self.bundle)
         return path
+
+
+def _intervals_in(partial: Path) -> list[Record]:
+    """The interval records of a partial file, in the order they came."""
+    out = []
+    with partial.open(encoding="utf-8") as fh:
+        for line in fh:
+            record = json.loads(line)
+            if record["record"] == "interval":
+                out.append(record)
+    return out

@@ -115,6 +115,26 @@ static void rr_checks(void)
     CHECK_EQ_U(sum.run_ns[1], 200 * MS);
     CHECK(rtg_thr_rr_fair(&sum, 1));
 
+    /* Fair, each slice a tick long, so the window's end cuts the last one
+     * by 30 ms: the shares of whole slices are what is judged. */
+    struct rtg_thr_slice c[] = {{1, 0, 104 * MS, 0},
+                                {0, 104 * MS, 203 * MS, 0},
+                                {1, 203 * MS, 309 * MS, 0},
+                                {0, 309 * MS, 379 * MS, 0}};
+    n = rtg_thr_rr_merge(c, 4);
+    rtg_thr_rr_summarise(c, n, 2, &sum);
+    CHECK_EQ_U(sum.run_ns[0], 169 * MS); /* the window's own totals stay */
+    CHECK(rtg_thr_rr_fair(&sum, 10));
+    CHECK(sum.worst_share_dev_pct < 3);
+
+    /* Fair for a round, then one thread kept on: the cut slice is longer
+     * than any whole one, and that is unfair however it was cut. */
+    struct rtg_thr_slice h[] = {
+        {0, 0, 100 * MS, 0}, {1, 100 * MS, 200 * MS, 0}, {0, 200 * MS, 400 * MS, 0}};
+    n = rtg_thr_rr_merge(h, 3);
+    rtg_thr_rr_summarise(h, n, 2, &sum);
+    CHECK(!rtg_thr_rr_fair(&sum, 10));
+
     /* Fair but slightly off, inside and outside the tolerance. */
     struct rtg_thr_slice g[] = {{0, 0, 105 * MS, 0}, {1, 105 * MS, 200 * MS, 0}};
     n = rtg_thr_rr_merge(g, 2);

@@ -133,15 +133,49 @@ void rtg_thr_rr_summarise(const struct rtg_thr_slice *sl, size_t n, int n_thread
         s->max_slice_ns = full[s->n_full - 1];
     }
     free(full);
+    /* Shares over the same number of whole slices per thread: the window's
+     * end cuts the last slice, and a slice a tick or a preemption longer
+     * leaves that cut one short by as much again, which is the window's
+     * doing, not the scheduler's. Without a whole slice each, the window's. */
+    uint64_t whole[RTG_THR_RR_MAX] = {0};
+    size_t count[RTG_THR_RR_MAX] = {0};
+    size_t k = SIZE_MAX;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (sl[i].thread >= 0 && sl[i].thread < n_threads)
+            count[sl[i].thread]++;
+    for (int t = 0; t < n_threads; t++)
+        k = count[t] < k ? count[t] : k;
+    const uint64_t *share = s->run_ns;
+    if (k != SIZE_MAX && k > 0) {
+        size_t used[RTG_THR_RR_MAX] = {0};
+        for (size_t i = 0; i + 1 < n; i++) {
+            int t = sl[i].thread;
+            if (t >= 0 && t < n_threads && used[t] < k) {
+                whole[t] += sl[i].run_ns;
+                used[t]++;
+            }
+        }
+        share = whole;
+    }
     double mean = 0;
     for (int t = 0; t < n_threads; t++)
-        mean += (double)s->run_ns[t];
+        mean += (double)share[t];
     mean = n_threads ? mean / n_threads : 0;
     double worst = mean > 0 ? 0 : 100.0;
     for (int t = 0; t < n_threads && mean > 0; t++) {
-        double d = ((double)s->run_ns[t] - mean) / mean * 100.0;
+        double d = ((double)share[t] - mean) / mean * 100.0;
         if (d < 0)
             d = -d;
+        if (d > worst)
+            worst = d;
+    }
+    /* The cut slice may not hide a thread kept too long: past the longest
+     * whole slice, its excess counts as a deviation. */
+    uint64_t longest = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        longest = sl[i].run_ns > longest ? sl[i].run_ns : longest;
+    if (longest && sl[n - 1].run_ns > longest) {
+        double d = ((double)sl[n - 1].run_ns - (double)longest) / (double)longest * 100.0;
         if (d > worst)
             worst = d;
     }

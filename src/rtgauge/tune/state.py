@@ -46,20 +46,39 @@ def terminate_as_exit() -> None:
     `with Applied` restores on its way out."""
 
     def _exit(signum: int, _frame: FrameType | None) -> None:
+        global _pending
+        if _writing:  # values half written: the exit waits for the last one
+            _pending = signum
+            return
         raise SystemExit(128 + signum)
 
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _exit)
 
 
+# While values are written or restored, a SIGTERM or SIGHUP is held back.
+# The signal mask alone cannot: a process-directed signal goes to any thread
+# that does not block it, and Python then runs the handler in the main thread
+# at once; so the handler itself defers while _writing.
+_writing = 0
+_pending: int | None = None
+
+
 def _block() -> set[int]:
     """Hold back termination while values are written or restored."""
+    global _writing
+    _writing += 1
     return set(signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS))
 
 
 def _unblock(before: set[int]) -> None:
     """Let a held-back signal in: its handler runs (and may raise) here."""
+    global _writing, _pending
     signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    _writing -= 1
+    if not _writing and _pending is not None:
+        signum, _pending = _pending, None
+        raise SystemExit(128 + signum)
 
 
 class _StateFile:

@@ -63,7 +63,9 @@ def _cmdline(pid: str) -> str:
 
 
 def window(rows: list[tuple[float, int, int]], lo: float, hi: float) -> tuple[float, float]:
-    picked = [r for r in rows if lo <= r[0] < hi]
+    """Mean (host, probe) KiB of the samples in [lo, hi) taken while the probe
+    measured: its start and the host's work after it ended are not the run."""
+    picked = [r for r in rows if lo <= r[0] < hi and r[2] > 0]
     if not picked:
         return 0.0, 0.0
     return (sum(r[1] for r in picked) / len(picked), sum(r[2] for r in picked) / len(picked))
@@ -117,7 +119,8 @@ def main() -> None:
                 out.write(f"{now:.0f},{host},{probe}\n")
                 out.flush()
             time.sleep(args.every)
-    end = rows[-1][0] if rows else 0.0
+    measuring = [r for r in rows if r[2] > 0]
+    end = measuring[-1][0] if measuring else 0.0
     first = window(rows, 60, 660)  # its first ten minutes once started (imports, mlockall)
     last = window(rows, end - 600, end + 1)
     count, files = intervals_in(store)

@@ -143,14 +143,20 @@ def state_files(env: dict[str, str]) -> list[Path]:
     return sorted(d.glob("*.json")) if d.exists() else []
 
 
-def test_killed_the_next_command_restores_everything(
-    sleeper: int, env: dict[str, str], tmp_path: Path
-) -> None:
+def chosen_and_watched(sleeper: int) -> tuple[list[Change], list[Change], dict[str, str]]:
+    """The changes the child applies, every knob's paths (read before and
+    after), and their values now; skips when no chosen knob can be tried."""
     changes = chosen(sleeper)
     if not changes:
         pytest.skip(f"none of {', '.join(KNOBS)} can be tried on this machine")
-    watched = [*changes, *every_change(sleeper)]  # every knob's paths, read before and after
-    before = snapshot(watched, sleeper)
+    watched = [*changes, *every_change(sleeper)]
+    return changes, watched, snapshot(watched, sleeper)
+
+
+def test_killed_the_next_command_restores_everything(
+    sleeper: int, env: dict[str, str], tmp_path: Path
+) -> None:
+    changes, watched, before = chosen_and_watched(sleeper)
     child = None
     try:
         child = start(sleeper, env)
@@ -177,11 +183,7 @@ def test_killed_the_next_command_restores_everything(
 
 
 def test_sigterm_the_process_restores_itself(sleeper: int, env: dict[str, str]) -> None:
-    changes = chosen(sleeper)
-    if not changes:
-        pytest.skip(f"none of {', '.join(KNOBS)} can be tried on this machine")
-    watched = [*changes, *every_change(sleeper)]  # every knob's paths, read before and after
-    before = snapshot(watched, sleeper)
+    changes, watched, before = chosen_and_watched(sleeper)
     child = None
     try:
         child = start(sleeper, env)

@@ -190,7 +190,11 @@ def _descendants(pid: int) -> set[int]:
     while todo:
         p = todo.pop()
         out.add(p)
-        for task in Path(f"/proc/{p}/task").glob("*"):
+        try:  # a process that ended meanwhile has no children left
+            tasks = list(Path(f"/proc/{p}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
             try:
                 todo += [int(c) for c in (task / "children").read_text().split()]
             except OSError:

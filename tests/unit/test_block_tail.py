@@ -220,3 +220,61 @@ def test_within_chance_says_how_long_runs_must_be_to_see_a_doubling() -> None:
     assert t.needed_blocks is not None and t.needed_blocks > t.new_blocks
     assert f"that needs {t.needed_blocks:,} full blocks a run" in t.evidence
     assert "to be seen in 90% of pairs" in t.evidence
+
+
+LONG = 60_000  # a minute at 1 ms: p99.99 is backed, 600 blocks
+
+
+def long_run_of(values_ns: Any) -> Metric:
+    """A run long enough to back p99.99: the tail line is p99.99, and the
+    blocks-above question is asked at p99.9 as well."""
+    vals = np.asarray(values_ns, dtype=float)
+    m = metric("timer.wakeup.x.all", vals, period_ms=1.0)
+    for key, q in (("p99", 99.0), ("p99_9", 99.9), ("p99_99", 99.99)):
+        m[key] = float(np.percentile(vals, q, method="higher"))
+    return as_metric(m)
+
+
+def host_pauses(rng: np.random.Generator) -> Any:
+    """Quiet, plus a few host pauses of 2..3 ms: they set p99.99."""
+    v = rng.uniform(15_000, 25_000, LONG)
+    v[rng.choice(LONG, 12, replace=False)] = rng.uniform(2e6, 3e6, 12)
+    return v
+
+
+def test_a_hog_between_the_two_lines_is_caught_at_the_p99_9() -> None:
+    """A delay of 400 µs once a second doubles the rate above the older run's
+    p99.9 but stays under its p99.99 (the host's pauses): asked only at
+    p99.99 it is missed, at p99.9 it is flagged."""
+    rng = np.random.default_rng(11)
+    old = long_run_of(host_pauses(rng))
+    hogged = host_pauses(rng)
+    hogged[500::1000] = rng.uniform(380_000, 420_000, len(hogged[500::1000]))
+    tt = tail_test(old, long_run_of(hogged))
+    assert tt.threshold_name == "p99.99" and tt.lower is not None
+    assert tt.fisher_p is not None and tt.fisher_p > tt.fisher_level  # the top line misses it
+    assert tt.lower.worse and tt.worse
+    assert tt.fisher_level == EACH / 2  # the pair stays at ALPHA: half the level at each line
+    assert "at the p99.9" in tt.evidence and "at the p99.99" not in tt.evidence
+
+
+def test_unchanged_long_runs_are_not_flagged_at_either_line() -> None:
+    rng = np.random.default_rng(12)
+    flagged = sum(
+        tail_test(long_run_of(host_pauses(rng)), long_run_of(host_pauses(rng))).worse
+        for _ in range(20)
+    )
+    assert flagged == 0
+
+
+def test_a_p99_9_that_fell_is_not_a_regression_at_that_line() -> None:
+    """More blocks above the p99.9 line beyond chance, but the newer run's p99.9
+    is lower than the older one's: that line says nothing worse."""
+    rng = np.random.default_rng(13)
+    before = host_pauses(rng)
+    before[500::1000] = 300_000  # one sample a second at 300 µs: p99.9 near 300 µs
+    after = host_pauses(rng)
+    after[500::1500] = 700_000  # 40 samples at 700 µs: above 2 × the old p99.9, p99.9 fell
+    tt = tail_test(long_run_of(before), long_run_of(after))
+    assert tt.lower is not None and tt.lower.beyond_chance and tt.lower.fell
+    assert not tt.lower.worse

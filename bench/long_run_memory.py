@@ -91,6 +91,7 @@ def main() -> None:
     ap.add_argument("--kill-after")
     ap.add_argument("--interval", default="5m")
     ap.add_argument("--every", type=float, default=30.0)
+    ap.add_argument("--cpus", help="CPUs to measure on (default: all)")
     ap.add_argument("--store")
     ap.add_argument("--csv")
     ap.add_argument("--no-write", action="store_true")
@@ -99,6 +100,8 @@ def main() -> None:
     rtgauge = ROOT / ".venv" / "bin" / "rtgauge"
     argv = [str(rtgauge), "run", "--tests", "TMR-P-LAT", "--duration", args.duration,
             "--interval", args.interval, "--store", str(store), "--no-report"]  # fmt: skip
+    if args.cpus:
+        argv += ["--cpus", args.cpus]
     log = (store / "run.log").open("w")
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     kill_at = seconds(args.kill_after) if args.kill_after else None
@@ -150,7 +153,8 @@ def main() -> None:
             "",
             "```sh",
             f"bench/long_run_memory.py --duration {args.duration} --interval {args.interval}"
-            + (f" --kill-after {args.kill_after}" if args.kill_after else ""),
+            + (f" --kill-after {args.kill_after}" if args.kill_after else "")
+            + (f" --cpus {args.cpus}" if args.cpus else ""),
             f"# runs: rtgauge run --tests TMR-P-LAT --duration {args.duration} "
             f"--interval {args.interval} --no-report",
             "```",

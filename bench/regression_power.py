@@ -41,7 +41,9 @@ MODE = sys.argv[3] if len(sys.argv) > 3 else "quick"
 SUFFIX = ("" if MODE == "quick" else f" {MODE}") + ("" if HOG == "2/100" else f" hog {HOG}")
 BEGIN = f"<!-- regression_power{SUFFIX} begin -->"
 END = f"<!-- regression_power{SUFFIX} end -->"
-LENGTH = ["--quick"] if MODE == "quick" else []
+# quick, default, or a length for --duration (e.g. 2m): how long a run must
+# be to catch the weakest disturbance is measured at that length
+LENGTH = {"quick": ["--quick"], "default": []}.get(MODE, ["--duration", MODE])
 
 
 def run_once(store: Path) -> None:
@@ -95,8 +97,10 @@ def main() -> int:
     k = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     false_alarms: list[str] = []
     detected, after_hog_flags = 0, []
+    kept = os.environ.get("RTGAUGE_BENCH_STORE")
     with tempfile.TemporaryDirectory() as tmp:
-        store = Path(tmp)
+        store = Path(kept or tmp)
+        store.mkdir(parents=True, exist_ok=True)
         for i in range(n):
             run_once(store)
             if i:
@@ -129,6 +133,8 @@ def main() -> int:
             if MODE == "quick"
             else "(the default length: 10 s of 1 ms wake-ups, about a hundred 100 ms blocks); "
             "each check: "
+            if MODE == "default"
+            else f"({MODE} of 1 ms wake-ups in 100 ms blocks); each check: "
         )
         + f"`rtgauge history --label {LABEL} --test TMR-P-LAT --check` (the newest run "
         "against the one before it).",

@@ -134,7 +134,7 @@ def main() -> int:
             else "(the default length: 10 s of 1 ms wake-ups, about a hundred 100 ms blocks); "
             "each check: "
             if MODE == "default"
-            else f"({MODE} of 1 ms wake-ups in blocks of 100 ms, doubled past 512 blocks); "
+            else f"({MODE} of 1 ms wake-ups in blocks of 100 ms, doubled whenever 1,024 are full); "
             "each check: "
         )
         + f"`rtgauge history --label {LABEL} --test TMR-P-LAT --check` (the newest run "

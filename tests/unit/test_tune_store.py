@@ -108,6 +108,7 @@ def test_a_directory_store_keeps_tune_results_as_its_files(tmp_path: Path) -> No
         assert {h for _, _, h in listed} == {"box", "other"}
         assert store.tunes(1) == listed[:1]
         assert store.tune("../index") is None
+    assert not list(tmp_path.glob(".tune-*"))  # no temporary file left
 
 
 def test_the_store_refuses_a_bad_result_or_name_and_keeps_nothing(tmp_path: Path) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import os
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -54,16 +56,20 @@ class TuneResults:
         for path in tune_result.stored(self.root):
             if path.stat().st_size == len(raw) and path.read_bytes() == raw:
                 return path.stem, False
-        for candidate in _names(name):
-            path = self.root / f"{candidate}.json"
-            try:
-                with path.open("xb") as f:  # never over another result
-                    f.write(raw)
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-            return candidate, True
+        tmp = self.root / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:
+            tmp.write_bytes(raw)
+            for candidate in _names(name):
+                path = self.root / f"{candidate}.json"
+                try:
+                    os.link(tmp, path)  # whole at once, and never over another result
+                except FileExistsError:
+                    continue
+                return candidate, True
+        except OSError as exc:
+            raise UsageError(f"cannot write {exc.filename}: {exc.strerror}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
         raise UsageError(f"no free name for tune result {name} in {self.root}")
 
     def _add_row(

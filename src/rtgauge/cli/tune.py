@@ -60,7 +60,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--out", type=Path, metavar="DIR", help="where the configuration that helped is written"
     )
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
-    add_push(p)
+    add_push(p, "the tune result")
     p.set_defaults(execute=checked_execute)
 
 

@@ -17,6 +17,9 @@ as it has the request's headers, then closes the connection without reading
 the body: the client's send is cut short (a connection reset or a broken
 pipe) although the answer has arrived. So the answer is read even when the
 send fails; only a connection with no answer counts as not reached.
+
+A tune result (`rtgauge tune`'s tune-<time>.json, "kind": "tune") is pushed
+the same way, to <server>/api/tunes, under the same rules and queue.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from rtgauge.model import load_bundle
 from rtgauge.push_queue import QueueFull, enqueue
 
 TOKEN_ENV = "RTGAUGE_TOKEN"
+RUNS = "/api/runs"
+TUNES = "/api/tunes"
 TIMEOUT_S = 60.0
 # Answers that say "not now" rather than "no": the bundle is queued.
 BUSY = {408, 429}
@@ -106,8 +111,34 @@ def bundle_bytes(path: Path) -> bytes:
     return json.dumps(bundle.to_json(), indent=1).encode("utf-8")
 
 
+def tune_bytes(path: Path) -> bytes:
+    """A tune result file's exact bytes, checked first (the loader reads it)."""
+    from rtgauge.tune.result import loads
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it ({exc.strerror})") from None
+    loads(raw, str(path))
+    return raw
+
+
+def is_tune(raw: bytes) -> bool:
+    """Whether the bytes are a tune result's JSON ("kind": "tune"), not a bundle."""
+    try:
+        value = json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(value, dict) and value.get("kind") == "tune"
+
+
+def route_of(raw: bytes) -> str:
+    """Where the bytes go: a tune result to /api/tunes, a bundle to /api/runs."""
+    return TUNES if is_tune(raw) else RUNS
+
+
 def _connection(
-    server: str, timeout: float, route: str = "/api/runs"
+    server: str, timeout: float, route: str = RUNS
 ) -> tuple[http.client.HTTPConnection, str]:
     """A connection for <server><route> and the path to ask for, through
     the proxy the environment names ($http_proxy, $no_proxy), as urllib would."""
@@ -145,7 +176,7 @@ def _post(
 
 
 def send(
-    server: str, raw: bytes, token: str, timeout: float = TIMEOUT_S, route: str = "/api/runs"
+    server: str, raw: bytes, token: str, timeout: float = TIMEOUT_S, route: str = RUNS
 ) -> Pushed:
     headers = {
         "Authorization": f"Bearer {token}",
@@ -169,6 +200,12 @@ def send(
 def judged(server: str, status: int, phrase: str, body: bytes) -> Pushed:
     """What the server's answer means for the bundle."""
     said = _json(body)
+    if 200 <= status < 300 and isinstance(said.get("name"), str):  # a tune result
+        name = str(said["name"])
+        page = f"{server}/tune/{urllib.parse.quote(name)}"
+        if status == 201:
+            return Pushed("stored", f"stored as {name}: {page}", page, status)
+        return Pushed("duplicate", f"already stored as {name}: {page}", page, status)
     if 200 <= status < 300:
         run_id = said.get("id")
         url = f"{server}/runs/{run_id}" if isinstance(run_id, int) else None
@@ -189,10 +226,11 @@ def _json(raw: bytes) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def push_bytes(raw: bytes, server: str, token: str) -> Pushed:
-    """Sends one bundle; one the server could not be reached for is queued
-    (while the queue has room), and said so; a refused one is not."""
-    got = send(server, raw, token)
+def push_bytes(raw: bytes, server: str, token: str, route: str = RUNS) -> Pushed:
+    """Sends one bundle (or tune result, to its route); one the server could
+    not be reached for is queued (while the queue has room), and said so; a
+    refused one is not."""
+    got = send(server, raw, token, route=route)
     if got.what == "refused":
         return Pushed(got.what, f"{got.message} (not queued)", None, got.status)
     if got.what != "unreachable":

@@ -56,9 +56,13 @@ class Server:
         return json.loads(body)
 
     def post(
-        self, body: bytes, token: str | None, content_type: str = "application/json"
+        self,
+        body: bytes,
+        token: str | None,
+        content_type: str = "application/json",
+        route: str = "/api/runs",
     ) -> tuple[int, str, dict[str, str]]:
-        req = urllib.request.Request(self.url + "/api/runs", data=body, method="POST")
+        req = urllib.request.Request(self.url + route, data=body, method="POST")
         req.add_header("Content-Type", content_type)
         if token:
             req.add_header("Authorization", f"Bearer {token}")

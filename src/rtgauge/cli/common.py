@@ -34,13 +34,13 @@ def resolve_store(args: argparse.Namespace) -> None:
         args.results_dir = args.store.root or Path(DEFAULT_RESULTS)
 
 
-def add_push(p: argparse.ArgumentParser) -> None:
-    """--server URL: also send the run to a result server, spelt as `rtgauge
-    push --server` spells it (--push URL is its old spelling, noted)."""
+def add_push(p: argparse.ArgumentParser, what: str = "the run") -> None:
+    """--server URL: also send the run (or `what`) to a result server, spelt as
+    `rtgauge push --server` spells it (--push URL is its old spelling, noted)."""
     from rtgauge.cli.old_spellings import Renamed
 
     p.add_argument(
-        "--server", dest="push", metavar="URL", help="also send the run to this result server"
+        "--server", dest="push", metavar="URL", help=f"also send {what} to this result server"
     )
     p.add_argument("--push", dest="push", action=Renamed, new="--server")
     add_token_file(p)

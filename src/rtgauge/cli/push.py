@@ -1,5 +1,6 @@
-"""rtgauge push BUNDLE… --server URL: send stored runs to a result server;
---pending sends the ones queued when the server could not be reached.
+"""rtgauge push BUNDLE… --server URL: send stored runs (and tune results,
+tune-<time>.json, "kind": "tune") to a result server; --pending sends the
+ones queued when the server could not be reached.
 
 Exit codes: 0 every bundle is stored (or was already), 2 the server refused
 one (its status and reason are said; it is not queued) or bad usage, 3 the
@@ -19,7 +20,12 @@ from rtgauge.fmt import term
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("bundles", nargs="*", type=Path, help="bundles (.json) or probe streams")
+    p.add_argument(
+        "bundles",
+        nargs="*",
+        type=Path,
+        help="bundles (.json), probe streams (.jsonl) or tune results (tune-<time>.json)",
+    )
     p.add_argument("--server", help="the server, e.g. http://results.lab:8080")
     p.add_argument(
         "--pending", action="store_true", help="send the bundles queued while a server was away"
@@ -80,14 +86,24 @@ def refuse_non_bundle(path: Path) -> None:
         )
 
 
+def file_bytes(path: Path) -> tuple[bytes, str]:
+    """What is sent for a file and where: a tune result to its route, a
+    bundle (or a probe stream's) to the runs; checked first. A tune result
+    is known by its name (tune-….json) or its first line's "kind": "tune"."""
+    from rtgauge.tune.result import is_tune_file
+
+    if is_tune_file(path):
+        return pushing.tune_bytes(path), pushing.TUNES
+    refuse_non_bundle(path)
+    return pushing.bundle_bytes(path), pushing.RUNS
+
+
 def push_files(paths: list[Path], server: str, token: str) -> int:
-    """Pushes bundle files; the exit code of the worst outcome."""
-    for p in paths:
-        refuse_non_bundle(p)
-    raws = [(p, pushing.bundle_bytes(p)) for p in paths]  # every file checked first
+    """Pushes bundle and tune result files; the exit code of the worst outcome."""
+    raws = [(p, *file_bytes(p)) for p in paths]  # every file checked first
     worst = 0
-    for path, raw in raws:
-        got = pushing.push_bytes(raw, server, token)
+    for path, raw, route in raws:
+        got = pushing.push_bytes(raw, server, token, route)
         say(str(path), got)
         worst = max(worst, got.code)
     return worst
@@ -108,7 +124,8 @@ def push_pending(server: str | None, token: str) -> int:
         target = server or item.server
         if not target:
             raise UsageError(f"{item.path}: no server recorded for it: give --server")
-        got = pushing.send(pushing.server_url(target), item.path.read_bytes(), token)
+        raw = item.path.read_bytes()
+        got = pushing.send(pushing.server_url(target), raw, token, route=pushing.route_of(raw))
         if got.code == 0:
             push_queue.dequeue(item.path)
         elif got.bundle_refused:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rtgauge.cli.common import add_results_dir
+from rtgauge.cli.common import add_push, add_results_dir
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.tune.measure import DEFAULT_ROUND_MS, DEFAULT_ROUNDS, DEFAULT_TESTS
@@ -60,7 +60,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--out", type=Path, metavar="DIR", help="where the configuration that helped is written"
     )
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
-    p.set_defaults(execute=execute)
+    add_push(p, "the tune result")
+    p.set_defaults(execute=checked_execute)
+
+
+def checked_execute(args: argparse.Namespace) -> int:
+    """--server's token and a database store checked before anything is measured."""
+    if not args.dry_run:
+        from rtgauge.cli.tune_keep import check_first
+
+        check_first(args)
+    return execute(args)
 
 
 def parse_cpus(text: str | None) -> frozenset[int]:
@@ -205,6 +215,7 @@ def measure(
 
 
 def finish(args: argparse.Namespace, result: TuneResult, cands: Sequence[Candidate]) -> int:
+    from rtgauge.cli import tune_keep
     from rtgauge.report.formats import EXPORTERS
     from rtgauge.report.tune_report import tune_report, tune_text
     from rtgauge.tune import result as stored
@@ -227,4 +238,4 @@ def finish(args: argparse.Namespace, result: TuneResult, cands: Sequence[Candida
         (report,) = html.write(tune_report(result), path.with_suffix(html.suffix))
         print(f"report: {report}")
     print(f"written out (not applied): {out}")
-    return 0
+    return tune_keep.keep_and_push(args, path)  # the database store, --server

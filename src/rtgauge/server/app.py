@@ -23,7 +23,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rtgauge.server import api, interval_api, interval_pages, pages
+from rtgauge.server import api, interval_api, interval_pages, pages, tune_api
 from rtgauge.server.access import require_read
 from rtgauge.server.alert_rules import LabelRules
 from rtgauge.server.alerting import Alerts
@@ -156,12 +156,14 @@ def make_app(
         Route("/", reading(sync(pages.runs_page))),
         Route("/runs/{run_id}", reading(sync(pages.run_page))),
         Route("/runs/{run_id}/windows/{test_id}/{name}", reading(sync(pages.window_file))),
+        Route("/tune", reading(sync(pages.tunes_page))),
         Route("/tune/{name}", reading(sync(pages.tune_page))),
         Route("/compare", reading(sync(pages.compare_page))),
         Route("/history", reading(sync(pages.history_page))),
         Route("/api/runs", reading(sync(api.list_runs)), methods=["GET"]),
         Route("/api/runs", api.store_run, methods=["POST"]),
         Route("/api/runs/{run_id}", reading(sync(api.one_run))),
+        Route("/api/tunes", tune_api.store_tune, methods=["POST"]),
         Route("/api/runs/{run_id}/bundle", reading(sync(api.bundle))),
         Route("/api/runs/{run_id}/series", reading(sync(api.series))),
         Route("/api/history", reading(sync(api.history))),

@@ -26,7 +26,7 @@ from rtgauge.server.frame import framed
 from rtgauge.server.state import filter_of, name_param, run_number, state
 from rtgauge.store.index_row import STATUSES
 from rtgauge.traces.window_files import BY_KEY, KINDS, file_name, window, window_bytes
-from rtgauge.tune.result import load, stored
+from rtgauge.tune.result import loads
 
 COLUMNS = [
     ("time", "time"),
@@ -94,27 +94,39 @@ def run_page(request: Request) -> HTMLResponse:
     return HTMLResponse(page)
 
 
-_TUNE_NAME = re.compile(r"^tune-[0-9A-Za-z+-]{1,64}$")
+TUNES_LISTED = 200  # the tune results page: the newest these many
 
 
 def tune_page(request: Request) -> HTMLResponse:
-    """/tune/NAME: a tune result of a directory store (tune-<time>.json beside
-    its runs), the report `rtgauge report` renders for it."""
+    """/tune/NAME: a tune result of the store (a directory store's
+    tune-<time>.json, a database store's row), the report `rtgauge report`
+    renders for it, and the store's other newest results linked above it."""
     st = state(request)
     name = request.path_params["name"].removesuffix(".json")
-    root = st.store.location.root
-    if root is None or not _TUNE_NAME.match(name):
-        raise HTTPException(404, "a tune result is tune-<time> of a directory store")
-    path = root / f"{name}.json"
-    if not path.is_file():
-        raise HTTPException(404, f"no tune result {name} in this store")
+    body = st.store.tune(name)
+    if body is None:
+        raise HTTPException(404, f"no tune result {name[:80]} in this store")
     try:
-        result = load(path)
+        result = loads(body, name)
     except UsageError as exc:
         raise HTTPException(404, str(exc)) from None
-    others = [p.stem for p in stored(root) if p.stem != name][:10]
+    others = [n for n, _, _ in st.store.tunes(11) if n != name][:10]
     top = _page("tune_top.html", tune=name, others=others, store=st.store_name)
     return HTMLResponse(framed(tune_report(result), top))
+
+
+def tunes_page(request: Request) -> HTMLResponse:
+    """/tune: the store's tune results, newest first, each linked."""
+    st = state(request)
+    return HTMLResponse(
+        _page(
+            "tunes.html",
+            title="tune results",
+            store=st.store_name,
+            tunes=st.store.tunes(TUNES_LISTED),
+            limit=TUNES_LISTED,
+        )
+    )
 
 
 def window_links(run_id: int) -> WindowLinks:

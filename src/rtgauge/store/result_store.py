@@ -9,6 +9,10 @@ behind one interface on either engine.
 - A database store (`postgresql://…`): the index and the bundles' bytes in
   the database.
 
+Tune results (`rtgauge tune`) are kept beside the runs: a directory store's
+as its tune-<time>.json files, a database store's in its tune_results table
+(tune_results.py).
+
 The same bytes are one run, however often they arrive. A bundle is checked
 against the schema before anything is stored.
 """
@@ -37,6 +41,7 @@ from rtgauge.store.location import Location
 from rtgauge.store.orphans import seal_orphans
 from rtgauge.store.query import RunFilter, RunPage, RunRow
 from rtgauge.store.schema import bundle_blobs, run_tests, runs
+from rtgauge.store.tune_results import TuneResults, TuneRow
 
 if TYPE_CHECKING:  # the views are loaded to write or read a bundle, not to list the index
     from rtgauge.model import Bundle
@@ -107,6 +112,7 @@ class ResultStore:
                 self._index_quietly(sealed)
         self.intervals = Intervals(self.engine, self._write_lock, self._insert)
         self.incidents = Incidents(self.engine, self._write_lock)
+        self._tunes = TuneResults(self.engine, self.root, self._write_lock, self._insert)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -334,6 +340,22 @@ class ResultStore:
     def limits(self, label: str) -> str | None:
         """The label's calibrated limits as stored, or None."""
         return limits_table.get(self.engine, label)
+
+    # -- tune results ---------------------------------------------------------
+
+    def add_tune(self, name: str, body: str, pushed_by: str | None = None) -> tuple[str, bool]:
+        """A tune result's JSON (checked first), kept under `name` (tune-<time>)
+        or the next free <name>-N: the name it is kept under, and whether it is
+        new (False: the same JSON is stored already, under that name)."""
+        return self._tunes.add(name, body, pushed_by)
+
+    def tune(self, name: str) -> str | None:
+        """The tune result's JSON as stored, or None."""
+        return self._tunes.get(name)
+
+    def tunes(self, limit: int = 50) -> list[TuneRow]:
+        """The newest tune results: (name, created_at in UTC, host)."""
+        return self._tunes.listed(limit)
 
     # -- tokens ---------------------------------------------------------------
 

@@ -15,6 +15,9 @@ interval_figures  one row per figure of an interval: its summary and histogram
 interval_days one row per host, label, test and UTC day: the day's histograms
               merged, so that a long span's histogram is read in days
 incidents     the alerts' incidents: open until clear_after clean intervals
+tune_results  a database store's tune results (`rtgauge tune`, or pushed), one
+              row each: its name (tune-<time>), what lists show and its JSON
+              (a directory store keeps them as files, tune-<time>.json)
 """
 
 from __future__ import annotations
@@ -182,4 +185,18 @@ incidents = Table(
     Column("last_interval", Integer, nullable=False),
     Column("cleared_at", DateTime),  # NULL: open
     Index("incidents_key", "host", "label", "test", "rule"),
+)
+
+
+tune_results = Table(
+    "tune_results",
+    metadata,
+    Column("name", String(100), primary_key=True),  # tune-<time>, -2… for the same second
+    Column("sha256", String(64), nullable=False, unique=True),  # of the body: stored once
+    Column("created_at", DateTime, nullable=False, index=True),  # when it started, naive UTC
+    Column("host", Text, nullable=False),
+    Column("target", Text, nullable=False),
+    Column("body", Text, nullable=False),  # the result's JSON as written or pushed
+    Column("received_at", DateTime, nullable=False),
+    Column("pushed_by", Text),  # the push token's name; NULL: stored by rtgauge tune
 )

@@ -1,12 +1,21 @@
 """A tune result as data: what `rtgauge tune` measured per knob, decided and
 wrote out. Stored as one JSON file in the store's folder beside the runs
-(tune-<time>.json, "kind": "tune"), read back by `rtgauge runs`, `rtgauge
-report` and `rtgauge serve`; nothing here measures or judges."""
+(tune-<time>.json, "kind": "tune"), and in a database store's tune_results
+table too; read back by `rtgauge runs`, `rtgauge report` and `rtgauge
+serve`, which also takes one pushed (`rtgauge push`, `tune --server`).
+Nothing here measures or judges.
+
+Read back, every field is checked against its declared type: a result a
+server was sent is trusted in nothing, and one that reads renders."""
 
 from __future__ import annotations
 
+import datetime
 import json
-from dataclasses import asdict, dataclass, field
+import re
+import types
+import typing
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +24,7 @@ from rtgauge.errors import UsageError
 KIND = "tune"
 VERSION = 1
 PREFIX = "tune-"  # the file names in the store's folder
+NAME = re.compile(r"tune-[0-9A-Za-z+-]{1,64}")  # a name a store keeps (and a file's stem)
 
 
 @dataclass(frozen=True)
@@ -133,7 +143,7 @@ class TuneResult:
         if d.get("kind") != KIND or d.get("version") != VERSION:
             raise UsageError("not a tune result (kind tune, version 1)")
         try:
-            return cls(
+            result = cls(
                 created_at=d["created_at"],
                 host=d["host"],
                 kernel=d["kernel"],
@@ -146,11 +156,88 @@ class TuneResult:
                 trials=[_trial(t) for t in d["trials"]],
                 together=_trial(d["together"]) if d.get("together") else None,
                 not_tried=[NotTried(**n) for n in d["not_tried"]],
-                written=list(d["written"]),
+                written=d["written"],
                 out_dir=d.get("out_dir", ""),
             )
-        except (KeyError, TypeError) as exc:
-            raise UsageError(f"a tune result that does not read: {exc}") from exc
+        except KeyError as exc:
+            raise UsageError(f"a tune result that does not read: it has no {exc}") from None
+        except (TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise UsageError(f"a tune result that does not read: {exc}") from None
+        _check_types(result, "result")
+        when(result)
+        return result
+
+
+def when(result: TuneResult) -> datetime.datetime:
+    """When the tune started, in UTC (naive), from its created_at."""
+    try:
+        found = datetime.datetime.fromisoformat(result.created_at)
+    except ValueError:
+        raise UsageError(
+            f"a tune result that does not read: created_at {result.created_at[:40]!r} "
+            "is not an ISO time"
+        ) from None
+    if found.tzinfo is not None:
+        found = found.astimezone(datetime.UTC).replace(tzinfo=None)
+    return found
+
+
+def _check_types(value: Any, where: str) -> None:
+    """Every field of a dataclass (and of those it holds) of its declared type."""
+    hints = typing.get_type_hints(type(value))
+    for f in fields(value):
+        _check(getattr(value, f.name), hints[f.name], f"{where}.{f.name}")
+
+
+def _check(value: Any, hint: Any, where: str) -> None:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is types.UnionType or origin is typing.Union:
+        if value is None and type(None) in args:
+            return
+        (hint,) = [a for a in args if a is not type(None)]
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (list, tuple):
+        if not isinstance(value, origin):
+            raise UsageError(f"a tune result that does not read: {where} is not a list")
+        inner = args if origin is tuple and Ellipsis not in args else (args[0],) * len(value)
+        if len(inner) != len(value):
+            raise UsageError(f"a tune result that does not read: {where} has {len(value)} items")
+        for i, (item, h) in enumerate(zip(value, inner, strict=True)):
+            _check(item, h, f"{where}[{i}]")
+        return
+    if is_dataclass(hint):
+        _check_types(value, where)
+        return
+    ok = {
+        str: isinstance(value, str),
+        bool: isinstance(value, bool),
+        int: isinstance(value, int) and not isinstance(value, bool),
+        float: isinstance(value, int | float) and not isinstance(value, bool),
+    }.get(hint)
+    if not ok:
+        name = getattr(hint, "__name__", str(hint))
+        raise UsageError(f"a tune result that does not read: {where} is not {name}")
+
+
+def name_of(result: TuneResult) -> str:
+    """Its name in a store: tune-<time> (a store adds -2, -3… to tell apart
+    two results of the same second)."""
+    stamp = result.created_at.replace(":", "").replace("-", "").split(".")[0]
+    return PREFIX + (re.sub(r"[^0-9A-Za-z+]", "", stamp)[:56] or "0")
+
+
+def loads(raw: bytes | str, what: str = "a tune result") -> TuneResult:
+    """A tune result from its JSON text, or a UsageError saying why not."""
+    try:
+        d = json.loads(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise UsageError(f"{what}: not UTF-8 JSON ({exc})") from None
+    if not isinstance(d, dict):
+        raise UsageError(f"{what}: not a tune result (a JSON object of kind tune)")
+    try:
+        return TuneResult.from_json(d)
+    except UsageError as exc:
+        raise UsageError(f"{what}: {exc}") from None
 
 
 def _trial(d: dict[str, Any]) -> Trial:
@@ -179,12 +266,12 @@ def _trial(d: dict[str, Any]) -> Trial:
 def save(result: TuneResult, folder: Path) -> Path:
     """The result as tune-<time>.json in the store's folder."""
     folder.mkdir(parents=True, exist_ok=True)
-    stamp = result.created_at.replace(":", "").replace("-", "").split(".")[0]
-    path = folder / f"{PREFIX}{stamp}.json"
+    stamp = name_of(result)
+    path = folder / f"{stamp}.json"
     n = 1
     while path.exists():
         n += 1
-        path = folder / f"{PREFIX}{stamp}-{n}.json"
+        path = folder / f"{stamp}-{n}.json"
     path.write_text(dumps(result), encoding="utf-8")
     return path
 
@@ -209,12 +296,10 @@ def is_tune_file(path: Path) -> bool:
 
 def load(path: Path) -> TuneResult:
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: cannot read a tune result ({exc})") from exc
-    if not isinstance(d, dict):
-        raise UsageError(f"{path}: not a tune result")
-    return TuneResult.from_json(d)
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read a tune result ({exc.strerror})") from None
+    return loads(raw, str(path))
 
 
 def stored(folder: Path) -> list[Path]:

@@ -143,6 +143,17 @@ def _ssh(t: SshTarget, remote: str, data: bytes | None = None, timeout: float = 
     return proc.stdout.decode(errors="replace").strip()
 
 
+def ssh_argv(t: SshTarget, remote: str) -> list[str]:
+    """The ssh command line that runs `remote` on the target."""
+    return _base(t) + [remote]
+
+
+def ssh_output(t: SshTarget, remote: str, timeout: float = 60) -> str:
+    """What `remote` says on the target's stdout; UsageError naming the
+    target when it cannot be reached or the command fails."""
+    return _ssh(t, remote, timeout=timeout)
+
+
 def probe_for(arch: str, root: Path) -> Path:
     build = ARCH_BUILDS.get(arch)
     if not build:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import signal
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 from tune_fake import fake_system, read
 
 from rtgauge.errors import UsageError
+from rtgauge.targets import ssh
 from rtgauge.targets.ssh import SshTarget
 from rtgauge.tune import remote_applied
 from rtgauge.tune.knobs import Change
@@ -33,7 +35,11 @@ from rtgauge.tune.remote_shell import (
 )
 from rtgauge.tune.state import restore_leftovers
 
-ODD = "a dir it's $x"  # a space, a quote, a dollar: all quoted
+ODD = "a dir it's $x"
+# the janitor restores only as root (only root can have changed the settings)
+as_root = pytest.mark.skipif(
+    os.geteuid() != 0, reason="the janitor runs as root only"
+)  # a space, a quote, a dollar: all quoted
 
 
 def sh(line: str) -> subprocess.CompletedProcess[str]:
@@ -262,6 +268,7 @@ def test_a_change_that_fails_restores_the_ones_before(
     assert values(root) == AS_FOUND and state_files(tmp_path / "state") == []
 
 
+@as_root
 def test_a_killed_holder_is_restored_by_the_janitor_and_a_live_one_is_not(
     root: Path, tmp_path: Path, holders: list[Holder], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -296,7 +303,8 @@ def test_a_killed_holder_is_restored_by_the_janitor_and_a_live_one_is_not(
 
 
 @pytest.fixture
-def local_ssh(monkeypatch: pytest.MonkeyPatch) -> SshTarget:
+def local_ssh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> SshTarget:
+    monkeypatch.setenv("RTGAUGE_TARGET_TUNE_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setattr(remote_applied, "ssh_argv", lambda t, remote: ["sh", "-c", remote])
 
     def output(t: SshTarget, remote: str, timeout: float = 60) -> str:
@@ -328,6 +336,7 @@ def test_remote_applied_restores_on_an_exception_and_names_a_failure(
     assert values(root) == AS_FOUND and state_files(tmp_path / "state") == []
 
 
+@as_root
 def test_a_holder_that_dies_is_restored_by_the_janitor_at_once(
     root: Path, tmp_path: Path, local_ssh: SshTarget, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -337,6 +346,19 @@ def test_a_holder_that_dies_is_restored_by_the_janitor_at_once(
         os.kill(pid, signal.SIGKILL)
     assert values(root) == AS_FOUND and state_files(tmp_path / "state") == []
     assert f"(holder pid {pid}, killed)" in capsys.readouterr().err
+
+
+def test_a_holder_script_larger_than_one_argument_comes_on_stdin(
+    tmp_path: Path, local_ssh: SshTarget
+) -> None:
+    f = tmp_path / "value"
+    f.write_text("as found\n")
+    changes = [Change(str(f), f"{'x' * 100} {i}", f"new {i}") for i in range(1500)]
+    changes[0] = Change(str(f), "as found", "new 0")
+    assert len(holder_script(changes, str(tmp_path / "state"), "t", "ssh://x")) > 128 * 1024
+    with RemoteApplied(local_ssh, changes):
+        assert f.read_text() == "new 1499\n"
+    assert f.read_text() == "as found\n" and list((tmp_path / "state").iterdir()) == []
 
 
 def test_a_state_directory_that_cannot_be_written_is_a_usage_error(
@@ -356,3 +378,28 @@ def test_the_janitor_names_what_it_kept() -> None:
         "1 could not be restored",
         "kept /s/7-a.json on ssh://h: kept for the next try",
     ]
+
+
+@as_root
+def test_every_ssh_run_starts_with_the_janitor(
+    root: Path,
+    tmp_path: Path,
+    holders: list[Holder],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    dead, _ = start(holders, changes_of(root), tmp_path / "state")
+    dead.proc.send_signal(signal.SIGKILL)
+    dead.proc.wait()
+
+    def here(t: SshTarget, remote: str, data: bytes | None = None, timeout: float = 60) -> str:
+        return subprocess.run(["sh", "-c", remote], capture_output=True, text=True).stdout.strip()
+
+    monkeypatch.setattr(ssh, "_ssh", here)
+    assert ssh._arch_after_janitor(SshTarget("root", "h")) == platform.machine()
+    assert values(root) == AS_FOUND and state_files(tmp_path / "state") == []
+    err = capsys.readouterr().err
+    assert (
+        f"restored 3 settings left on ssh://root@h:22 by rtgauge tune (holder pid {dead.proc.pid}"
+        in err
+    )

@@ -165,9 +165,26 @@ def probe_for(arch: str, root: Path) -> Path:
     return probe
 
 
+def _arch_after_janitor(t: SshTarget) -> str:
+    """The target's architecture, read after the janitor of rtgauge tune has
+    put back what a tune's holder killed there left (it says so here)."""
+    import sys
+
+    from rtgauge.fmt import term
+    from rtgauge.tune.remote_applied import janitor_lines, remote_state_dir
+    from rtgauge.tune.remote_read import remote_command
+    from rtgauge.tune.remote_shell import janitor_script
+
+    janitor = remote_command(janitor_script(remote_state_dir()), t.sudo)
+    *said, arch = (_ssh(t, f"{{ {janitor}; }} 2>/dev/null; uname -m") or "?").splitlines()
+    for line in janitor_lines(said, t.label):
+        print(f"rtgauge: {term(line)}", file=sys.stderr)
+    return arch.strip()
+
+
 def run_over_ssh(t: SshTarget, root: Path, probe_args: list[str], result: SshRun) -> Iterator[str]:
     """Yields the remote probe's JSON lines as they arrive."""
-    result.arch = _ssh(t, "uname -m")
+    result.arch = _arch_after_janitor(t)
     probe = probe_for(result.arch, root)
     result.remote_dir = _ssh(t, "mktemp -d /tmp/rtgauge.XXXXXX")
     rdir = shlex.quote(result.remote_dir)

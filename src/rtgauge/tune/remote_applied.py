@@ -21,7 +21,7 @@ from rtgauge.targets.ssh import SshTarget, ssh_argv, ssh_output
 from rtgauge.tune import state
 from rtgauge.tune.knobs import Change
 from rtgauge.tune.remote_read import remote_command
-from rtgauge.tune.remote_shell import MARKER, holder_script, janitor_script
+from rtgauge.tune.remote_shell import MARKER, holder_bootstrap, holder_script, janitor_script
 
 DEFAULT_DIR = state.DEFAULT_DIR
 
@@ -101,11 +101,11 @@ class RemoteApplied:
             )
 
     def _start(self) -> None:
-        script = holder_script(
-            self.changes, remote_state_dir(), secrets.token_hex(6), self.target.label
-        )
+        token = secrets.token_hex(6)
+        script = holder_script(self.changes, remote_state_dir(), token, self.target.label)
+        command, end = holder_bootstrap(remote_state_dir(), token)
         self._err = tempfile.TemporaryFile()
-        argv = ssh_argv(self.target, remote_command(script, self.target.sudo, MARKER))
+        argv = ssh_argv(self.target, remote_command(command, self.target.sudo, MARKER))
         try:
             # its own session: a ^C here is this side's to handle, the
             # connection stays up until the values are restored
@@ -119,7 +119,12 @@ class RemoteApplied:
             )
         except FileNotFoundError as exc:
             raise UsageError("ssh is not installed (apt-get install openssh-client)") from exc
-        assert self._proc.stdout is not None
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        try:
+            self._proc.stdin.write(f"{script}\n{end}\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass  # it ended before reading all: its stdout and stderr say why
         for line in self._proc.stdout:
             word, _, rest = line.rstrip("\n").partition(" ")
             if word == "S":

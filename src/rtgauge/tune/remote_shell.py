@@ -143,6 +143,7 @@ def holder_script(changes: Sequence[Change], state_dir: str, token: str, label: 
             "umask 077",
             f"D={_q(state_dir)}",
             f'N="$$-{token}"; F="$D/$N.json"; R="$D/$N.restore"; E="$D/.$N.err"',
+            'rm -f "$D/.$N.sh"',  # the copy holder_bootstrap made: read already
             'mkdir -p "$D" 2>"/dev/null" && [ -w "$D" ] || '
             '{ echo "X cannot write the state directory $D"; exit 1; }',
             f'printf %s {_q(janitor_restore_script(changes))} > "$D/.$N.restore.tmp" && '
@@ -177,6 +178,27 @@ def holder_script(changes: Sequence[Change], state_dir: str, token: str, label: 
     )
 
 
+def holder_bootstrap(state_dir: str, token: str) -> tuple[str, str]:
+    """The holder's command line, and the line that ends its script: the
+    script (holder_script) comes on stdin before the control lines, since a
+    shield of many tasks makes it larger than one argument may be (128 KiB).
+    It is copied into the state directory, read, and run by this shell."""
+    end = f"#rtgauge-tune-end-{token}"
+    command = "\n".join(
+        [
+            "umask 077",
+            f"D={_q(state_dir)}",
+            'mkdir -p "$D" 2>/dev/null && [ -w "$D" ] || '
+            '{ echo "X cannot write the state directory $D"; exit 1; }',
+            f'B="$D/.$$-{token}.sh"',
+            f'while IFS= read -r l && [ "$l" != {_q(end)} ]; do printf \'%s\\n\' "$l"; done '
+            '> "$B" || { echo "X cannot write $B"; exit 1; }',
+            '. "$B"',
+        ]
+    )
+    return command, end
+
+
 def janitor_script(state_dir: str) -> str:
     """Restores what each holder that is gone left, and says so: per state
     file `J <pid> <restored> <not restored> [held devices]`, or `K <file>
@@ -205,10 +227,12 @@ def janitor_script(state_dir: str) -> str:
             "2>/dev/null",
             '  elif ! alive "$p"; then clean "$f" "$p"; fi',
             " done",
-            ' for r in "$D"/*.restore; do',  # a holder's own, its state file removed
+            # a gone holder's restore script (its state file removed), its copies
+            ' for r in "$D"/*.restore "$D"/.[0-9]*; do',
             '  [ -f "$r" ] || continue',
-            "  b=${r##*/}; p=${b%%-*}",
-            '  [ -f "${r%.restore}.json" ] || alive "$p" || rm -f "$r"',
+            "  b=${r##*/}; b=${b#.}; p=${b%%-*}",
+            '  case $r in *.restore) [ -f "${r%.restore}.json" ] && continue ;; esac',
+            '  alive "$p" || rm -f "$r"',
             " done",
             "fi",
         ]

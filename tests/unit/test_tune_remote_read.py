@@ -5,12 +5,18 @@ own tasks, paths that would leave the tree); paths mapped back."""
 
 from __future__ import annotations
 
+import os
+import platform
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from tune_fake import fake_system, put
 
+from rtgauge.errors import UsageError
+from rtgauge.targets.ssh import SshTarget
+from rtgauge.tune import remote
 from rtgauge.tune.knobs import Candidate, Change, candidates
 from rtgauge.tune.remote_read import (
     cpu_count,
@@ -86,7 +92,8 @@ def test_the_script_says_who_it_runs_as_and_whether_it_can_keep_state(
     fake: Path, tmp_path: Path
 ) -> None:
     snap = parse_snapshot(snapshot_of(fake, tmp_path, check=True), tmp_path / "c", None)
-    assert snap.uid is not None and snap.too_many is None
+    assert snap.uid == os.geteuid() and snap.too_many is None
+    assert snap.arch == platform.machine()
     assert snap.state_writable is True and (fake / "state").is_dir()
 
 
@@ -176,3 +183,51 @@ def test_paths_map_back_to_the_target(tmp_path: Path) -> None:
         ("/proc/sys/kernel/timer_migration", "1", "0"),
     ]
     assert r not in m.why and r not in (m.persistent or "") and m.boot == "isolcpus=1"
+
+
+@pytest.mark.parametrize(
+    "lines, said",
+    [
+        (["V 1", "U 1000", "W 1", "M x86_64"], "log in as root, or give --sudo"),
+        (["V 1", "U 0", "W 0", "M x86_64"], "cannot write /s, where rtgauge tune keeps"),
+        (["V 1", "U 0", "W 1", "M sparc64"], "no probe build for the target's architecture"),
+        (["V 1", "U 0", "W 1", "M x86_64", "T 30000"], "30000 tasks, more than"),
+        (["Last login: yesterday"], "did not answer as a POSIX sh does"),
+    ],
+)
+def test_a_target_that_cannot_be_tuned_is_said(
+    lines: list[str], said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RTGAUGE_TARGET_TUNE_STATE_DIR", "/s")
+    monkeypatch.setattr(remote, "ssh_output", lambda t, cmd, timeout=60: "\n".join(lines))
+    (tmp_path / "build-static").mkdir()
+    (tmp_path / "build-static/rtgauge-probe").write_text("")
+    with pytest.raises(UsageError, match=re.escape(said)):
+        remote.read_candidates(
+            SshTarget("u", "h"), lambda n: frozenset({1}), None, to_apply=True, probes=tmp_path
+        )
+
+
+def test_the_target_is_read_once_its_janitor_said_what_it_restored(
+    fake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    put(fake, "/sys/devices/system/cpu/present", "0-5\n")
+    lines = ["J 77 2 0", *snapshot_of(fake, tmp_path)]
+    monkeypatch.setattr(
+        remote,
+        "parse_snapshot",
+        lambda got, root, movable: parse_snapshot(got, root, movable, str(fake)),
+    )
+    monkeypatch.setattr(remote, "ssh_output", lambda t, cmd, timeout=60: "\n".join(lines))
+    counted: list[int] = []
+
+    def cpus_of(n: int) -> frozenset[int]:
+        counted.append(n)
+        return frozenset({1})
+
+    found, cpus = remote.read_candidates(SshTarget("root", "h"), cpus_of, None, to_apply=False)
+    assert counted == [6] and cpus == {1}
+    assert found == to_target(candidates(frozenset({1}), root=fake), fake)
+    assert "restored 2 settings left on ssh://root@h:22 by rtgauge tune (holder pid 77" in (
+        capsys.readouterr().err
+    )

@@ -182,6 +182,7 @@ def execute(args: argparse.Namespace) -> int:
 def execute_ssh(args: argparse.Namespace) -> int:
     """The same over ssh: the target read in one command, each `with` of
     changes a holder shell there (tune/remote*.py)."""
+    from rtgauge.probe import repo_root
     from rtgauge.targets.ssh import SshHost
     from rtgauge.tune import state
     from rtgauge.tune.remote import read_candidates
@@ -196,7 +197,11 @@ def execute_ssh(args: argparse.Namespace) -> int:
 
         chosen_knobs(args.knobs, KNOBS)  # bad input said before the target is reached
     found, cpus = read_candidates(
-        host.target, lambda n: parse_cpus(args.cpus, n), movable, to_apply=not args.dry_run
+        host.target,
+        lambda n: parse_cpus(args.cpus, n),
+        movable,
+        to_apply=not args.dry_run,
+        probes=repo_root(),
     )
     wanted = chosen_knobs(args.knobs, [c.knob for c in found])
     cands = [c for c in found if wanted is None or c.knob in wanted]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
-from rtgauge.targets.ssh import SshTarget, ssh_output
+from rtgauge.targets.ssh import SshTarget, probe_for, ssh_output
 from rtgauge.tune import knobs
 from rtgauge.tune.knobs import Candidate
 from rtgauge.tune.remote_applied import janitor_lines, remote_state_dir
@@ -32,10 +32,12 @@ def read_candidates(
     movable: frozenset[int] | None,
     *,
     to_apply: bool,
+    probes: Path | None = None,
 ) -> tuple[list[Candidate], frozenset[int]]:
     """The target's candidates, their paths the target's, and the measured
     CPUs (cpus_of is given the target's CPU count). to_apply: the target
-    must let rtgauge change its settings (root, the state directory)."""
+    must let rtgauge change its settings (root, the state directory), and
+    the source tree `probes` must hold the static probe of its architecture."""
     d = remote_state_dir()
     script = snapshot_script(d, movable, check_state=to_apply)
     raw = ssh_output(t, remote_command(script, t.sudo), timeout=120)
@@ -56,6 +58,10 @@ def read_candidates(
                 f"{t.label}: cannot write {d}, where rtgauge tune keeps what it changed "
                 "until it is restored"
             )
+        if to_apply:
+            if probes is None:
+                raise UsageError("the ssh target needs the source tree's static probes")
+            probe_for(snap.arch or "?", probes)
         if snap.too_many is not None:
             raise UsageError(
                 f"{t.label}: {snap.too_many} tasks, more than rtgauge tune reads "

@@ -52,7 +52,7 @@ STATIC = (
 )
 
 # The lines the script says, one kind per first word:
-#   V version | U uid | W 1 (the state directory writable) or W 0
+#   V version | U uid | M machine (uname -m) | W 1 (the state directory writable) or W 0
 #   X path (exists) | R path (its owner may not write it) | D path (a directory)
 #   A pid (the script's own ancestry: the ssh server that serves rtgauge)
 #   T n (too many tasks: none read) | J/K the janitor's lines
@@ -74,6 +74,7 @@ def snapshot_script(
             janitor_script(state_dir),
             f"echo V {VERSION}",
             'echo "U $(id -u)"',
+            'echo "M $(uname -m)"',
             (
                 'if mkdir -p "$D" 2>/dev/null && [ -w "$D" ]; then echo W 1; else echo W 0; fi'
                 if check_state
@@ -134,6 +135,7 @@ def snapshot_script(
 @dataclass
 class Snapshot:
     uid: int | None = None
+    arch: str | None = None  # uname -m: which static probe runs there
     state_writable: bool | None = None
     ancestors: set[int] = field(default_factory=set)
     too_many: int | None = None
@@ -195,6 +197,8 @@ def parse_snapshot(
             read_only.add(target(rest))
         elif word == "A" and rest.isdigit():
             snap.ancestors.add(int(rest))
+        elif word == "M" and rest:
+            snap.arch = rest
         elif word == "U" and rest.isdigit():
             snap.uid = int(rest)
         elif word == "W":

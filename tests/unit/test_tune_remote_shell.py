@@ -22,17 +22,11 @@ from tune_fake import fake_system, read
 from rtgauge.errors import UsageError
 from rtgauge.targets import ssh
 from rtgauge.targets.ssh import SshTarget
+from rtgauge.targets.ssh_janitor import MARKER, janitor_lines, janitor_script, remote_command
 from rtgauge.tune import remote_applied
 from rtgauge.tune.knobs import Change
-from rtgauge.tune.remote_applied import RemoteApplied, janitor_lines
-from rtgauge.tune.remote_read import remote_command
-from rtgauge.tune.remote_shell import (
-    MARKER,
-    apply_line,
-    holder_script,
-    janitor_script,
-    restore_line,
-)
+from rtgauge.tune.remote_applied import RemoteApplied
+from rtgauge.tune.remote_shell import apply_line, holder_script, restore_line
 from rtgauge.tune.state import restore_leftovers
 
 ODD = "a dir it's $x"

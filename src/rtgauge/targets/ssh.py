@@ -171,9 +171,12 @@ def _arch_after_janitor(t: SshTarget) -> str:
     import sys
 
     from rtgauge.fmt import term
-    from rtgauge.tune.remote_applied import janitor_lines, remote_state_dir
-    from rtgauge.tune.remote_read import remote_command
-    from rtgauge.tune.remote_shell import janitor_script
+    from rtgauge.targets.ssh_janitor import (
+        janitor_lines,
+        janitor_script,
+        remote_command,
+        remote_state_dir,
+    )
 
     janitor = remote_command(janitor_script(remote_state_dir()), t.sudo)
     *said, arch = (_ssh(t, f"{{ {janitor}; }} 2>/dev/null; uname -m") or "?").splitlines()

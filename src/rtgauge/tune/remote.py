@@ -13,14 +13,13 @@ from pathlib import Path
 from rtgauge.errors import UsageError
 from rtgauge.fmt import term
 from rtgauge.targets.ssh import SshTarget, probe_for, ssh_output
+from rtgauge.targets.ssh_janitor import janitor_lines, remote_command, remote_state_dir
 from rtgauge.tune import knobs
 from rtgauge.tune.knobs import Candidate
-from rtgauge.tune.remote_applied import janitor_lines, remote_state_dir
 from rtgauge.tune.remote_read import (
     MAX_TASKS,
     cpu_count,
     parse_snapshot,
-    remote_command,
     snapshot_script,
     to_target,
 )

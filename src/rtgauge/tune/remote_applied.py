@@ -8,7 +8,6 @@ those values back; so does this side at once when it finds its holder gone."""
 
 from __future__ import annotations
 
-import os
 import secrets
 import subprocess
 import sys
@@ -18,43 +17,16 @@ from typing import IO
 
 from rtgauge.errors import RunError, UsageError
 from rtgauge.targets.ssh import SshTarget, ssh_argv, ssh_output
+from rtgauge.targets.ssh_janitor import (
+    MARKER,
+    janitor_lines,
+    janitor_script,
+    remote_command,
+    remote_state_dir,
+)
 from rtgauge.tune import state
 from rtgauge.tune.knobs import Change
-from rtgauge.tune.remote_read import remote_command
-from rtgauge.tune.remote_shell import MARKER, holder_bootstrap, holder_script, janitor_script
-
-DEFAULT_DIR = state.DEFAULT_DIR
-
-
-def remote_state_dir() -> str:
-    """The target's state directory: /run/rtgauge/tune there, or
-    $RTGAUGE_TARGET_TUNE_STATE_DIR (tests keep theirs apart)."""
-    return os.environ.get("RTGAUGE_TARGET_TUNE_STATE_DIR") or DEFAULT_DIR
-
-
-def janitor_lines(raw: Sequence[str], label: str) -> list[str]:
-    """The janitor's J and K lines as the user reads them, as
-    state.restore_leftovers says them here."""
-    out = []
-    for line in raw:
-        word, _, rest = line.partition(" ")
-        if word == "J":
-            words = rest.split()
-            pid, ok, bad, *held = words + ["?", "0", "0"][len(words) :]
-            n = int(ok) if ok.isdigit() else 0
-            text = (
-                f"restored {n} setting{'s' if n != 1 else ''} left on {label} by rtgauge tune "
-                f"(holder pid {pid}, killed)"
-            )
-            if held:
-                text += f"; the kernel let go of {', '.join(held)} when it ended"
-            if bad not in ("0", ""):
-                text += f"; {bad} could not be restored"
-            out.append(text)
-        elif word == "K":
-            path, _, why = rest.partition(" ")
-            out.append(f"kept {path} on {label}: {why}")
-    return out
+from rtgauge.tune.remote_shell import holder_bootstrap, holder_script
 
 
 def run_janitor(t: SshTarget) -> list[str]:

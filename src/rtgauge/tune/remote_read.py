@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rtgauge.audit.cpus import parse_list
+from rtgauge.targets.ssh_janitor import janitor_script
 from rtgauge.tune.knobs import Candidate, Change
-from rtgauge.tune.remote_shell import janitor_script
 
 MAX_TASKS = 20000  # threads: the task files read stay a few MB at most
 VERSION = "1"
@@ -266,9 +266,3 @@ def to_target(cands: Sequence[Candidate], root: Path) -> list[Candidate]:
         )
         for c in cands
     ]
-
-
-def remote_command(script: str, sudo: bool, name: str = "sh") -> str:
-    """The one command line ssh runs: the script given to sh as its -c, and
-    `name` as its $0 (the holder's marker in its command line)."""
-    return f"{'sudo -n ' if sudo else ''}sh -c {shlex.quote(script)} {shlex.quote(name)}"

@@ -15,9 +15,9 @@ import shlex
 import time
 from collections.abc import Sequence
 
+from rtgauge.targets.ssh_janitor import MARKER
 from rtgauge.tune.knobs import Change
 
-MARKER = "rtgauge-tune-holder"  # the holder's $0: in its /proc/PID/cmdline
 HOLD_FDS = (3, 4, 5, 6, 7)  # one per held device; 9 holds the state file's lock
 PID_MARK = "@PID@"  # replaced by the holder's own pid in the state file
 
@@ -197,43 +197,3 @@ def holder_bootstrap(state_dir: str, token: str) -> tuple[str, str]:
         ]
     )
     return command, end
-
-
-def janitor_script(state_dir: str) -> str:
-    """Restores what each holder that is gone left, and says so: per state
-    file `J <pid> <restored> <not restored> [held devices]`, or `K <file>
-    <why>` when kept. A file whose lock is held, or (no flock(1)) whose pid
-    still runs a holder, is left alone."""
-    return "\n".join(
-        [
-            f"D={_q(state_dir)}",
-            # the pattern matches the marker, not itself: this script's own command
-            # line (the snapshot's) never passes for a holder
-            "alive() { tr '\\0' ' ' < /proc/$1/cmdline 2>/dev/null | grep -q "
-            + f"'{MARKER[:-2]}[{MARKER[-2]}]{MARKER[-1]}'; }}",
-            "clean() {",  # $1 the state file, $2 its pid; the lock held, if any
-            ' [ -f "$1" ] || return 0',
-            ' r="${1%.json}.restore"',
-            ' if [ ! -f "$r" ]; then echo "K $1 no restore script beside it"; return 0; fi',
-            ' if out=$(sh "$r" 2>/dev/null); then rm -f "$1"; rm -f "$r"; echo "J $2 $out";',
-            ' else echo "J $2 $out"; echo "K $1 kept for the next try"; fi',
-            "}",
-            'if [ -d "$D" ] && [ "$(id -u)" = 0 ]; then',
-            ' for f in "$D"/*.json; do',
-            '  [ -f "$f" ] || continue',
-            "  b=${f##*/}; p=${b%%-*}",
-            "  if command -v flock >/dev/null 2>&1; then",
-            '   ( command exec 8<"$f" && flock -n -x 8 && ! alive "$p" && clean "$f" "$p" ) '
-            "2>/dev/null",
-            '  elif ! alive "$p"; then clean "$f" "$p"; fi',
-            " done",
-            # a gone holder's restore script (its state file removed), its copies
-            ' for r in "$D"/*.restore "$D"/.[0-9]*; do',
-            '  [ -f "$r" ] || continue',
-            "  b=${r##*/}; b=${b#.}; p=${b%%-*}",
-            '  case $r in *.restore) [ -f "${r%.restore}.json" ] && continue ;; esac',
-            '  alive "$p" || rm -f "$r"',
-            " done",
-            "fi",
-        ]
-    )

@@ -397,3 +397,46 @@ def test_every_ssh_run_starts_with_the_janitor(
         f"restored 3 settings left on ssh://root@h:22 by rtgauge tune (holder pid {dead.proc.pid}"
         in err
     )
+
+
+@as_root
+def test_without_flock_the_pid_and_its_marker_say_whether_a_holder_lives(
+    root: Path,
+    tmp_path: Path,
+    holders: list[Holder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = tmp_path / "state"
+    dead, _ = start(holders, changes_of(root)[:1], state)
+    live, _ = start(
+        holders, [Change(str(root / "sys/kernel/mm/transparent_hugepage/defrag"), "x", "y")], state
+    )
+    dead.proc.send_signal(signal.SIGKILL)
+    dead.proc.wait()
+    # a PATH without flock(1): the janitor falls back on the pid and marker
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("sh", "tr", "grep", "id", "rm", "cat"):
+        found = shutil.which(tool)
+        assert found, tool
+        (bin_dir / tool).symlink_to(found)
+    got = subprocess.run(
+        ["sh", "-c", janitor_script(str(state))],
+        capture_output=True,
+        text=True,
+        env={"PATH": str(bin_dir)},
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.splitlines() == [f"J {dead.proc.pid} 1 0"]
+    assert values(root)[0] == "1"
+    (left,) = state_files(state)
+    assert left.name.startswith(f"{live.proc.pid}-")
+    # this machine's janitor: an unlocked copy of the live holder's state file
+    # is left alone all the same (its pid runs a holder)
+    copy = tmp_path / "copy" / left.name
+    copy.parent.mkdir()
+    copy.write_text(left.read_text())
+    assert json.loads(copy.read_text())["pid"] == live.proc.pid
+    monkeypatch.setenv("RTGAUGE_TUNE_STATE_DIR", str(copy.parent))
+    assert restore_leftovers() == [] and copy.exists()
+    assert read(root, "/sys/kernel/mm/transparent_hugepage/defrag").startswith("y")

@@ -231,3 +231,12 @@ def test_the_target_is_read_once_its_janitor_said_what_it_restored(
     assert "restored 2 settings left on ssh://root@h:22 by rtgauge tune (holder pid 77" in (
         capsys.readouterr().err
     )
+
+
+def test_cpus_are_checked_against_the_targets_count() -> None:
+    from rtgauge.cli.tune import parse_cpus
+
+    assert parse_cpus("5", 8, "the target ssh://h") == {5}
+    assert parse_cpus(None, 4, "the target ssh://h") == {1, 2, 3}
+    with pytest.raises(UsageError, match=re.escape("--cpus '5': the target ssh://h has CPUs 0-3")):
+        parse_cpus("5", 4, "the target ssh://h")

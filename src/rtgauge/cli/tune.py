@@ -73,7 +73,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.set_defaults(execute=execute)
 
 
-def parse_cpus(text: str | None, n: int | None = None) -> frozenset[int]:
+def parse_cpus(
+    text: str | None, n: int | None = None, where: str = "this machine"
+) -> frozenset[int]:
     """--cpus against the CPUs of the machine tuned: n of them (default this one's)."""
     from rtgauge.audit.cpus import parse_list
 
@@ -84,7 +86,7 @@ def parse_cpus(text: str | None, n: int | None = None) -> frozenset[int]:
     if not cpus:
         raise UsageError(f"--cpus {text!r}: give a CPU list such as 1 or 2-3")
     if max(cpus) >= n:
-        raise UsageError(f"--cpus {text!r}: this machine has CPUs 0-{n - 1}")
+        raise UsageError(f"--cpus {text!r}: {where} has CPUs 0-{n - 1}")
     return frozenset(cpus)
 
 
@@ -198,7 +200,7 @@ def execute_ssh(args: argparse.Namespace) -> int:
         chosen_knobs(args.knobs, KNOBS)  # bad input said before the target is reached
     found, cpus = read_candidates(
         host.target,
-        lambda n: parse_cpus(args.cpus, n),
+        lambda n: parse_cpus(args.cpus, n, f"the target {host.target.label}"),
         movable,
         to_apply=not args.dry_run,
         probes=repo_root(),

@@ -114,7 +114,11 @@ def test_serve_has_its_page(tmp_path: Path) -> None:
         (["--cpus", "99999"], "--cpus"),
         (["--cpus", "a-b"], "--cpus"),
         (["--movable", "abc"], "--movable"),
-        (["--target", "ssh:box"], "not support it yet"),
+        (["--target", "ssh:box"], "tunes local or ssh://"),
+        (["--target", "ssh://a b"], "expected ssh://[user@]host[:port]"),
+        (["--target", "ssh://a@b:0"], "port 0"),
+        (["--target", "ssh://b", "--knobs", "nope"], "unknown nope"),
+        (["--target", "ssh://b", "--movable", "x"], "--movable"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], said: str, cli: Any) -> None:

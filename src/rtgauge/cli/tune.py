@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import platform
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,14 +22,20 @@ from rtgauge.fmt import term
 from rtgauge.tune.measure import DEFAULT_ROUND_MS, DEFAULT_ROUNDS, DEFAULT_TESTS
 
 if TYPE_CHECKING:
+    from rtgauge.targets.base import Target
     from rtgauge.tune.knobs import Candidate
+    from rtgauge.tune.measure import Apply
     from rtgauge.tune.result import TuneResult
 
 ROUNDS_MAX = 100
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--target", default="local", help="where to tune: local (this machine)")
+    p.add_argument(
+        "--target",
+        default="local",
+        help="where to tune: local (this machine) or ssh://[user@]host[:port]",
+    )
     p.add_argument("--probe", help="the probe binary (default: $RTGAUGE_PROBE, else the tree's)")
     p.add_argument("--cpus", help="the CPUs to tune for, e.g. 1 or 2-3 (default: all but CPU 0)")
     p.add_argument(
@@ -60,6 +67,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--out", type=Path, metavar="DIR", help="where the configuration that helped is written"
     )
     p.add_argument("--no-report", action="store_true", help="do not write the HTML report")
+    from rtgauge.targets.ssh import SshHost
+
+    SshHost.add_options(p)
     add_push(p, "the tune result")
     p.set_defaults(execute=checked_execute)
 
@@ -73,27 +83,34 @@ def checked_execute(args: argparse.Namespace) -> int:
     return execute(args)
 
 
-def parse_cpus(text: str | None) -> frozenset[int]:
+def parse_cpus(
+    text: str | None, n: int | None = None, where: str = "this machine"
+) -> frozenset[int]:
+    """--cpus against the CPUs of the machine tuned: n of them (default this one's)."""
     from rtgauge.audit.cpus import parse_list
 
-    n = os.cpu_count() or 1
+    n = n or os.cpu_count() or 1
     if text is None:
         return frozenset(range(1, n)) if n > 1 else frozenset({0})
     cpus = parse_list(text, n)
     if not cpus:
         raise UsageError(f"--cpus {text!r}: give a CPU list such as 1 or 2-3")
     if max(cpus) >= n:
-        raise UsageError(f"--cpus {text!r}: this machine has CPUs 0-{n - 1}")
+        raise UsageError(f"--cpus {text!r}: {where} has CPUs 0-{n - 1}")
     return frozenset(cpus)
 
 
-def parse_pids(text: str | None) -> frozenset[int] | None:
+def parse_pids(text: str | None, *, here: bool = True) -> frozenset[int] | None:
+    """--movable; here=False: another machine's PIDs, checked against what is
+    read from it (knobs.candidates), not this machine's /proc."""
     if text is None:
         return None
     words = [w.strip() for w in text.split(",") if w.strip()]
     if not words or not all(w.isdigit() and int(w) > 0 for w in words):
         raise UsageError(f"--movable {text!r}: give process ids, comma-separated")
     pids = frozenset(int(w) for w in words)
+    if not here:
+        return pids
     gone = sorted(p for p in pids if not Path(f"/proc/{p}").is_dir())
     if gone:
         raise UsageError(f"--movable: no process {', '.join(map(str, gone))}")
@@ -147,8 +164,12 @@ def dry_run_text(cands: Sequence[Candidate]) -> str:
 
 
 def execute(args: argparse.Namespace) -> int:
+    if args.target.startswith("ssh://"):
+        return execute_ssh(args)
     if args.target != "local":
-        raise UsageError(f"--target {args.target!r}: rtgauge tune does not support it yet (local)")
+        raise UsageError(
+            f"--target {args.target!r}: rtgauge tune tunes local or ssh://[user@]host[:port]"
+        )
     cpus = parse_cpus(args.cpus)
     movable = parse_pids(args.movable)
     rounds = parse_rounds(args.rounds)
@@ -162,7 +183,54 @@ def execute(args: argparse.Namespace) -> int:
         print(dry_run_text(cands))
         return 0
     state.require_root()
-    result = measure(args, cands, cpus, rounds, round_ms)
+    from rtgauge.targets.local import LocalTarget
+
+    state.terminate_as_exit()  # a SIGTERM restores like ^C
+    with LocalTarget(args.probe) as target:
+        result = measure(args, cands, cpus, rounds, round_ms, target, state.Applied)
+    return finish(args, result, cands)
+
+
+def execute_ssh(args: argparse.Namespace) -> int:
+    """The same over ssh: the target read in one command, each `with` of
+    changes a holder shell there (tune/remote*.py)."""
+    from rtgauge.probe import repo_root
+    from rtgauge.targets.ssh import SshHost
+    from rtgauge.tune import state
+    from rtgauge.tune.remote import read_candidates
+    from rtgauge.tune.remote_applied import RemoteApplied
+
+    host = SshHost.from_args(args.target, args)
+    movable = parse_pids(args.movable, here=False)
+    rounds = parse_rounds(args.rounds)
+    round_ms = parse_round(args.round_span)
+    if args.knobs is not None:
+        from rtgauge.tune.knobs import KNOBS
+
+        chosen_knobs(args.knobs, KNOBS)  # bad input said before the target is reached
+    found, cpus = read_candidates(
+        host.target,
+        lambda n: parse_cpus(args.cpus, n, f"the target {host.target.label}"),
+        movable,
+        to_apply=not args.dry_run,
+        probes=repo_root(),
+    )
+    wanted = chosen_knobs(args.knobs, [c.knob for c in found])
+    cands = [c for c in found if wanted is None or c.knob in wanted]
+    if args.dry_run:
+        print(dry_run_text(cands))
+        return 0
+    state.terminate_as_exit()
+    with host as target:
+        result = measure(
+            args,
+            cands,
+            cpus,
+            rounds,
+            round_ms,
+            target,
+            lambda changes: RemoteApplied(host.target, changes),
+        )
     return finish(args, result, cands)
 
 
@@ -172,37 +240,37 @@ def measure(
     cpus: frozenset[int],
     rounds: int,
     round_ms: int,
+    target: Target,
+    apply: Apply,
 ) -> TuneResult:
-    import platform
-
+    """The rounds on the target; its host and kernel as its probe says them."""
     from rtgauge.audit.cpus import format_list
-    from rtgauge.targets.local import LocalTarget
     from rtgauge.tune import measure as m
-    from rtgauge.tune import state
     from rtgauge.tune.result import TuneResult
 
-    state.terminate_as_exit()  # a SIGTERM restores like ^C
     plan = m.Plan(format_list(set(cpus)), args.tests, rounds, round_ms)
     started = datetime.datetime.now(datetime.UTC)
 
     def said(text: str) -> None:
         print(f"tune: {term(text)}", file=sys.stderr, flush=True)
 
-    with LocalTarget(args.probe) as target:
+    host: dict[str, str] = {}
 
-        def prober() -> m.Round:
-            got = m.round_of(target.run(m.probe_args(plan)), target.describe())
-            code, message = target.outcome()
-            if code not in (0, 1):
-                raise UsageError(f"the probe failed in a round: {message or f'exit {code}'}")
-            return got
+    def prober() -> m.Round:
+        lines = list(target.run(m.probe_args(plan)))
+        code, message = target.outcome()
+        if code not in (0, 1):
+            raise UsageError(f"the probe failed in a round: {message or f'exit {code}'}")
+        host.update(host or _host_of(lines))
+        return m.round_of(iter(lines), target.describe())
 
-        outcome = m.tune(cands, prober, state.Applied, rounds, said)
+    outcome = m.tune(cands, prober, apply, rounds, said)
+    label = str(target.describe().get("name") or target.kind)
     return TuneResult(
         created_at=started.isoformat(timespec="seconds"),
-        host=platform.node(),
-        kernel=platform.release(),
-        target="local",
+        host=host.get("hostname") or platform.node(),
+        kernel=host.get("release") or platform.release(),
+        target="local" if target.kind == "local" else label,
         cpus=plan.cpus,
         tests=plan.tests,
         rounds=rounds,
@@ -212,6 +280,21 @@ def measure(
         together=outcome.together,
         not_tried=outcome.not_tried,
     )
+
+
+def _host_of(lines: Sequence[str]) -> dict[str, str]:
+    """The probe's own hostname and kernel release (its system record)."""
+    import json
+
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and rec.get("record") == "system":
+            h = rec.get("host") or {}
+            return {k: str(h[k]) for k in ("hostname", "release") if h.get(k)}
+    return {}
 
 
 def finish(args: argparse.Namespace, result: TuneResult, cands: Sequence[Candidate]) -> int:

@@ -143,6 +143,17 @@ def _ssh(t: SshTarget, remote: str, data: bytes | None = None, timeout: float = 
     return proc.stdout.decode(errors="replace").strip()
 
 
+def ssh_argv(t: SshTarget, remote: str) -> list[str]:
+    """The ssh command line that runs `remote` on the target."""
+    return _base(t) + [remote]
+
+
+def ssh_output(t: SshTarget, remote: str, timeout: float = 60) -> str:
+    """What `remote` says on the target's stdout; UsageError naming the
+    target when it cannot be reached or the command fails."""
+    return _ssh(t, remote, timeout=timeout)
+
+
 def probe_for(arch: str, root: Path) -> Path:
     build = ARCH_BUILDS.get(arch)
     if not build:
@@ -154,9 +165,29 @@ def probe_for(arch: str, root: Path) -> Path:
     return probe
 
 
+def _arch_after_janitor(t: SshTarget) -> str:
+    """The target's architecture, read after the janitor of rtgauge tune has
+    put back what a tune's holder killed there left (it says so here)."""
+    import sys
+
+    from rtgauge.fmt import term
+    from rtgauge.targets.ssh_janitor import (
+        janitor_lines,
+        janitor_script,
+        remote_command,
+        remote_state_dir,
+    )
+
+    janitor = remote_command(janitor_script(remote_state_dir()), t.sudo)
+    *said, arch = (_ssh(t, f"{{ {janitor}; }} 2>/dev/null; uname -m") or "?").splitlines()
+    for line in janitor_lines(said, t.label):
+        print(f"rtgauge: {term(line)}", file=sys.stderr)
+    return arch.strip()
+
+
 def run_over_ssh(t: SshTarget, root: Path, probe_args: list[str], result: SshRun) -> Iterator[str]:
     """Yields the remote probe's JSON lines as they arrive."""
-    result.arch = _ssh(t, "uname -m")
+    result.arch = _arch_after_janitor(t)
     probe = probe_for(result.arch, root)
     result.remote_dir = _ssh(t, "mktemp -d /tmp/rtgauge.XXXXXX")
     rdir = shlex.quote(result.remote_dir)

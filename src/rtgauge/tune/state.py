@@ -254,6 +254,15 @@ def restore_leftovers() -> list[str]:
     return lines
 
 
+def _holder_alive(pid: int, marker: str) -> bool:
+    """Whether the process is the shell holder (of an ssh target that is this
+    machine) that wrote the file: its command line names the marker."""
+    try:
+        return marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def _restore_file(path: Path, fd: int) -> list[str]:
     from rtgauge.tune.writes import restore_one
 
@@ -263,6 +272,8 @@ def _restore_file(path: Path, fd: int) -> list[str]:
         entries = [(str(e["path"]), str(e["old"]), str(e["new"])) for e in body["changes"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return [f"kept {path}: not a state file of rtgauge tune ({exc})"]
+    if body.get("holder") and _holder_alive(pid, str(body["holder"])):
+        return []  # an ssh target's holder on this machine, without flock(1): alive
     failed, lines = [], []
     for p, old, new in reversed(entries):
         try:

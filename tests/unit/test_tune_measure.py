@@ -217,3 +217,24 @@ def test_knobs_that_cannot_be_applied_together_say_so_and_keep_the_rest() -> Non
     assert "at once" in out.together.error
     assert [t.outcome for t in out.trials if t.knob.startswith("irq")] == ["helped", "helped"]
     assert not system.applied
+
+
+def test_the_rounds_conditions_are_counted_in_the_order_first_seen() -> None:
+    from rtgauge.tune.measure import conditions_of
+
+    held = [("a VM",), ("a VM", "no mlockall"), ("a VM",)]
+    assert conditions_of(held) == ["a VM (in 3 of 3 rounds)", "no mlockall (in 1 of 3 rounds)"]
+    assert conditions_of([(), ()]) == []
+
+
+def test_a_round_carries_what_its_run_report_says_limits_its_figures() -> None:
+    from pathlib import Path
+
+    from rtgauge.analysis.analysed_run import AnalysedRun
+    from rtgauge.model import load_bundle
+    from rtgauge.tune.measure import round_from_bundle
+
+    bundle = load_bundle(Path(__file__).parents[1] / "data" / "explain" / "idle_vm_run.json")
+    reasons = AnalysedRun.of(bundle).run.conditions.reasons
+    assert reasons and any("hypervisor" in r for r in reasons)  # recorded on a VM
+    assert round_from_bundle(bundle).conditions == tuple(reasons)

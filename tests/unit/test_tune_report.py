@@ -172,3 +172,13 @@ def test_not_root_is_one_line_and_exit_2(
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     code, _, err = cli("tune", "--cpus", "0")
     assert code == 2 and "as root" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_rounds_conditions_are_kept_and_said(tmp_path: Path) -> None:
+    r = _result()
+    assert "every round ran with SCHED_FIFO and mlockall" in tune_text(r)
+    r.conditions = ["hypervisor present (KVM): it can steal time (in 8 of 8 rounds)"]
+    back = stored.load(stored.save(r, tmp_path))
+    assert back.conditions == r.conditions
+    md = EXPORTERS["md"].render(tune_report(back))
+    assert "limited: hypervisor present (KVM)" in md and "8 of 8 rounds" in tune_text(back)

@@ -255,6 +255,7 @@ def measure(
         print(f"tune: {term(text)}", file=sys.stderr, flush=True)
 
     host: dict[str, str] = {}
+    held: list[tuple[str, ...]] = []  # each round's conditions
 
     def prober() -> m.Round:
         lines = list(target.run(m.probe_args(plan)))
@@ -262,7 +263,9 @@ def measure(
         if code not in (0, 1):
             raise UsageError(f"the probe failed in a round: {message or f'exit {code}'}")
         host.update(host or _host_of(lines))
-        return m.round_of(iter(lines), target.describe())
+        got = m.round_of(iter(lines), target.describe())
+        held.append(got.conditions)
+        return got
 
     outcome = m.tune(cands, prober, apply, rounds, said)
     label = str(target.describe().get("name") or target.kind)
@@ -279,6 +282,7 @@ def measure(
         trials=outcome.trials,
         together=outcome.together,
         not_tried=outcome.not_tried,
+        conditions=m.conditions_of(held),
     )
 
 

@@ -85,6 +85,13 @@ def headline(r: TuneResult) -> str:
     return f"{len(helped)} of {tried} knobs helped beyond chance: {', '.join(helped)}"
 
 
+def conditions_line(r: TuneResult) -> str:
+    """What the rounds ran with: the figures are real-time, or what limits them."""
+    if not r.conditions:
+        return "every round ran with SCHED_FIFO and mlockall, on no emulator"
+    return "the rounds' figures are limited: " + "; ".join(r.conditions)
+
+
 def tune_report(r: TuneResult) -> Report:
     blocks: list[Block] = [
         Para(headline(r), "answer"),
@@ -93,6 +100,7 @@ def tune_report(r: TuneResult) -> Report:
             f"{r.round_ms / 1000:g} s per side and knob, interleaved; {r.seconds:g} s in all "
             f"({r.created_at})"
         ),
+        Para(conditions_line(r), "warn" if r.conditions else ""),
         Table(
             ["knob", "outcome", "explanation moved"],
             [
@@ -130,7 +138,7 @@ def tune_report(r: TuneResult) -> Report:
 
 def tune_text(r: TuneResult) -> str:
     """The summary printed when a tune ends."""
-    lines = [headline(r)]
+    lines = [headline(r), conditions_line(r)]
     for t in r.trials + ([r.together] if r.together else []):
         lines.append(f"\n{t.knob}: {t.outcome} ({t.title})")
         if t.error:

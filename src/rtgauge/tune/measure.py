@@ -64,6 +64,9 @@ class Round:
 
     figures: dict[tuple[str, str], Metric]
     windows: tuple[Explanation, ...]
+    # what limits the round's figures (no SCHED_FIFO, no mlockall, a
+    # hypervisor, an emulator), as the run's report says it; () for none
+    conditions: tuple[str, ...] = ()
 
 
 Prober = Callable[[], Round]  # runs one round on the system as it is now
@@ -108,7 +111,17 @@ def round_from_bundle(bundle: Bundle) -> Round:
             if len(cpus) == 1 and figures[(test, cpus[0])].count == figures[(test, name)].count:
                 del figures[(test, name)]
     windows = tuple(w.explanation for e in analysed.explained.values() for w in e.worst_windows)
-    return Round(figures, windows)
+    return Round(figures, windows, tuple(analysed.run.conditions.reasons))
+
+
+def conditions_of(rounds: Sequence[tuple[str, ...]]) -> list[str]:
+    """Each condition that limited the rounds' figures, with how many rounds
+    it held in, in the order first seen."""
+    counts: dict[str, int] = {}
+    for held in rounds:
+        for c in held:
+            counts[c] = counts.get(c, 0) + 1
+    return [f"{c} (in {n} of {len(rounds)} rounds)" for c, n in counts.items()]
 
 
 @dataclass

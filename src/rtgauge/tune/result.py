@@ -129,6 +129,9 @@ class TuneResult:
     not_tried: list[NotTried] = field(default_factory=list)
     written: list[str] = field(default_factory=list)  # the files written out
     out_dir: str = ""
+    # what limited the rounds' figures, each with the rounds it held in
+    # ("no mlockall (…) in 8 of 8 rounds"); empty: real-time in every round
+    conditions: list[str] = field(default_factory=list)
 
     @property
     def helped(self) -> list[Trial]:
@@ -158,6 +161,7 @@ class TuneResult:
                 not_tried=[NotTried(**n) for n in d["not_tried"]],
                 written=d["written"],
                 out_dir=d.get("out_dir", ""),
+                conditions=d.get("conditions", []),
             )
         except KeyError as exc:
             raise UsageError(f"a tune result that does not read: it has no {exc}") from None

@@ -66,7 +66,8 @@ def check(store: Path) -> tuple[bool, str]:
 
 
 HOG_CODE = f"""
-import os, time
+import ctypes, os, signal, time
+ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: never outlives the bench
 os.sched_setaffinity(0, {{{CPU}}})
 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param({HOG_PRIO}))
 spin, period = {HOG_MS / 1e3}, {HOG_PERIOD_MS / 1e3}

@@ -5,25 +5,27 @@
 
 #include <string.h>
 
+/* Every event is on by default (RTGAUGE_TRACE_OMIT, RTGAUGE_TRACE_ADD:
+ * trace_setup.c). */
 const struct rtg_tp rtg_tp_wanted[] = {
-    {"sched", "sched_switch", RTG_TEV_SWITCH},
-    {"sched", "sched_waking", RTG_TEV_WAKING},
-    {"sched", "sched_wakeup", RTG_TEV_WAKEUP},
-    {"irq", "irq_handler_entry", RTG_TEV_IRQ_ENTRY},
-    {"irq", "irq_handler_exit", RTG_TEV_IRQ_EXIT},
-    {"irq", "softirq_raise", RTG_TEV_SOFTIRQ_RAISE},
-    {"irq", "softirq_entry", RTG_TEV_SOFTIRQ_ENTRY},
-    {"irq", "softirq_exit", RTG_TEV_SOFTIRQ_EXIT},
-    {"timer", "hrtimer_expire_entry", RTG_TEV_TIMER_ENTRY},
-    {"timer", "hrtimer_expire_exit", RTG_TEV_TIMER_EXIT},
-    {"power", "cpu_idle", RTG_TEV_IDLE_ENTRY}, /* state -1: the exit */
-    {"workqueue", "workqueue_execute_start", RTG_TEV_WORK_START},
-    {"workqueue", "workqueue_execute_end", RTG_TEV_WORK_END},
-    {"ipi", "ipi_send_cpu", RTG_TEV_IPI_SEND},
-    {"ipi", "ipi_send_cpumask", RTG_TEV_IPI_SEND},
-    {"ipi", "ipi_raise", RTG_TEV_IPI_SEND},
-    {"ipi", "ipi_entry", RTG_TEV_IPI_ENTRY},
-    {"ipi", "ipi_exit", RTG_TEV_IPI_EXIT},
+    {"sched", "sched_switch", RTG_TEV_SWITCH, true},
+    {"sched", "sched_waking", RTG_TEV_WAKING, true},
+    {"sched", "sched_wakeup", RTG_TEV_WAKEUP, true},
+    {"irq", "irq_handler_entry", RTG_TEV_IRQ_ENTRY, true},
+    {"irq", "irq_handler_exit", RTG_TEV_IRQ_EXIT, true},
+    {"irq", "softirq_raise", RTG_TEV_SOFTIRQ_RAISE, true},
+    {"irq", "softirq_entry", RTG_TEV_SOFTIRQ_ENTRY, true},
+    {"irq", "softirq_exit", RTG_TEV_SOFTIRQ_EXIT, true},
+    {"timer", "hrtimer_expire_entry", RTG_TEV_TIMER_ENTRY, true},
+    {"timer", "hrtimer_expire_exit", RTG_TEV_TIMER_EXIT, true},
+    {"power", "cpu_idle", RTG_TEV_IDLE_ENTRY, true}, /* state -1: the exit */
+    {"workqueue", "workqueue_execute_start", RTG_TEV_WORK_START, true},
+    {"workqueue", "workqueue_execute_end", RTG_TEV_WORK_END, true},
+    {"ipi", "ipi_send_cpu", RTG_TEV_IPI_SEND, true},
+    {"ipi", "ipi_send_cpumask", RTG_TEV_IPI_SEND, true},
+    {"ipi", "ipi_raise", RTG_TEV_IPI_SEND, true},
+    {"ipi", "ipi_entry", RTG_TEV_IPI_ENTRY, true},
+    {"ipi", "ipi_exit", RTG_TEV_IPI_EXIT, true},
 };
 const size_t rtg_tp_n_wanted = sizeof rtg_tp_wanted / sizeof rtg_tp_wanted[0];
 
@@ -39,6 +41,25 @@ int rtg_tp_type(const uint8_t *rec, size_t len)
     uint16_t t;
     memcpy(&t, rec, 2);
     return t;
+}
+
+static bool same(const char *a, size_t n, const char *b)
+{
+    return strlen(b) == n && !strncmp(a, b, n);
+}
+
+bool rtg_tp_listed(const char *list, const char *system, const char *event)
+{
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        const char *slash = memchr(p, '/', n);
+        if (slash ? same(p, (size_t)(slash - p), system) &&
+                        same(slash + 1, n - (size_t)(slash - p) - 1, event)
+                  : same(p, n, event) || same(p, n, system))
+            return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
 }
 
 static int32_t get(const struct rtg_fmt *f, const char *name, const uint8_t *rec, size_t len)

@@ -3,6 +3,7 @@
  * are read, so the unit tests feed it hand-made records. */
 #ifndef RTG_TRACE_EVENTS_H
 #define RTG_TRACE_EVENTS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,7 @@
 struct rtg_tp {
     const char *system, *event;
     enum rtg_tev_kind kind;
+    bool on; /* on by default (RTGAUGE_TRACE_OMIT, RTGAUGE_TRACE_ADD: trace_setup.c) */
 };
 extern const struct rtg_tp rtg_tp_wanted[];
 extern const size_t rtg_tp_n_wanted;
@@ -29,5 +31,11 @@ void rtg_tp_decode(const struct rtg_tp_decoder *d, const uint8_t *rec, size_t le
                    int cpu, struct rtg_tev *ev);
 /* The common_type of a record (which decoder applies), or -1. */
 int rtg_tp_type(const uint8_t *rec, size_t len);
+
+/* Whether "system/event" is named in a comma-separated list of events,
+ * systems or "system/event" pairs (NULL or "": none). The recorder's
+ * development switch RTGAUGE_TRACE_OMIT (trace_setup.c) leaves the events
+ * it names off, to measure what each costs (bench/recorder_events.py). */
+bool rtg_tp_listed(const char *list, const char *system, const char *event);
 
 #endif

@@ -1,6 +1,6 @@
 /* The trace ring buffer's pages and event formats, on hand-made bytes:
  * every kind of entry, lost-event flags, and a sched_switch decoded by the
- * names its format gives. */
+ * names its format gives; the list of the development switch. */
 #include <stdint.h>
 #include <string.h>
 
@@ -209,8 +209,24 @@ static void test_irq_name_from_data_loc(void)
     CHECK(e.name[0] == '\0');
 }
 
+/* The development switch's list: events, systems and system/event pairs. */
+static void test_listed(void)
+{
+    CHECK(!rtg_tp_listed(NULL, "sched", "sched_waking"));
+    CHECK(!rtg_tp_listed("", "sched", "sched_waking"));
+    CHECK(rtg_tp_listed("sched_waking", "sched", "sched_waking"));
+    CHECK(!rtg_tp_listed("sched_waking", "sched", "sched_wakeup"));
+    CHECK(!rtg_tp_listed("sched_wak", "sched", "sched_waking"));
+    CHECK(rtg_tp_listed("irq,timer", "timer", "hrtimer_expire_exit"));
+    CHECK(rtg_tp_listed("x,irq_vectors/local_timer_entry", "irq_vectors", "local_timer_entry"));
+    CHECK(!rtg_tp_listed("irq_vectors/local_timer_entry", "irq_vectors", "local_timer_exit"));
+    CHECK(!rtg_tp_listed("timer/sched_switch", "sched", "sched_switch"));
+    CHECK(rtg_tp_listed("ipi,", "ipi", "ipi_entry"));
+}
+
 int main(void)
 {
+    test_listed();
     test_layout();
     test_page_entries();
     test_missed_and_malformed();

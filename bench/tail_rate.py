@@ -48,6 +48,9 @@ def main() -> int:
     if len(sys.argv) != 4:
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         return 2
+    if not (sys.argv[2].isdigit() and sys.argv[3].isdigit() and Path(sys.argv[1]).is_dir()):
+        print(f"tail_rate: give a store directory and two counts: {sys.argv[1:]}", file=sys.stderr)
+        return 2
     store, n, k = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     runs = sorted(p for p in store.rglob("*.json") if not p.name.endswith(".partial.jsonl"))
     if len(runs) != n + 2 * k:

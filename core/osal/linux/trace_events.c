@@ -5,15 +5,20 @@
 
 #include <string.h>
 
-/* Every event is on by default (RTGAUGE_TRACE_OMIT, RTGAUGE_TRACE_ADD:
- * trace_setup.c). */
+/* Each event on by default is one the explanation reads (docs/recorder.md,
+ * "Events"). The others cost their writer and explain nothing: off unless
+ * the development switch RTGAUGE_TRACE_ADD names them. sched_waking:
+ * sched_wakeup follows it in the same wake-up, and only sched_wakeup is
+ * written on the woken task's CPU when another CPU wakes it; softirq_raise
+ * and the IPIs sent: no rule reads them (a softirq is read from its entry
+ * and exit, an IPI from the receiver's vector). */
 const struct rtg_tp rtg_tp_wanted[] = {
     {"sched", "sched_switch", RTG_TEV_SWITCH, true},
-    {"sched", "sched_waking", RTG_TEV_WAKING, true},
+    {"sched", "sched_waking", RTG_TEV_WAKING, false},
     {"sched", "sched_wakeup", RTG_TEV_WAKEUP, true},
     {"irq", "irq_handler_entry", RTG_TEV_IRQ_ENTRY, true},
     {"irq", "irq_handler_exit", RTG_TEV_IRQ_EXIT, true},
-    {"irq", "softirq_raise", RTG_TEV_SOFTIRQ_RAISE, true},
+    {"irq", "softirq_raise", RTG_TEV_SOFTIRQ_RAISE, false},
     {"irq", "softirq_entry", RTG_TEV_SOFTIRQ_ENTRY, true},
     {"irq", "softirq_exit", RTG_TEV_SOFTIRQ_EXIT, true},
     {"timer", "hrtimer_expire_entry", RTG_TEV_TIMER_ENTRY, true},
@@ -21,9 +26,9 @@ const struct rtg_tp rtg_tp_wanted[] = {
     {"power", "cpu_idle", RTG_TEV_IDLE_ENTRY, true}, /* state -1: the exit */
     {"workqueue", "workqueue_execute_start", RTG_TEV_WORK_START, true},
     {"workqueue", "workqueue_execute_end", RTG_TEV_WORK_END, true},
-    {"ipi", "ipi_send_cpu", RTG_TEV_IPI_SEND, true},
-    {"ipi", "ipi_send_cpumask", RTG_TEV_IPI_SEND, true},
-    {"ipi", "ipi_raise", RTG_TEV_IPI_SEND, true},
+    {"ipi", "ipi_send_cpu", RTG_TEV_IPI_SEND, false},
+    {"ipi", "ipi_send_cpumask", RTG_TEV_IPI_SEND, false},
+    {"ipi", "ipi_raise", RTG_TEV_IPI_SEND, false},
     {"ipi", "ipi_entry", RTG_TEV_IPI_ENTRY, true},
     {"ipi", "ipi_exit", RTG_TEV_IPI_EXIT, true},
 };

@@ -224,9 +224,25 @@ static void test_listed(void)
     CHECK(rtg_tp_listed("ipi,", "ipi", "ipi_entry"));
 }
 
+/* On by default: the events the explanation reads; off: those it never
+ * does (docs/recorder.md, "Left off"). */
+static void test_default_events(void)
+{
+    int off = 0;
+    for (size_t i = 0; i < rtg_tp_n_wanted; i++) {
+        const struct rtg_tp *w = &rtg_tp_wanted[i];
+        bool unread = w->kind == RTG_TEV_WAKING || w->kind == RTG_TEV_SOFTIRQ_RAISE ||
+                      w->kind == RTG_TEV_IPI_SEND;
+        CHECK(w->on == !unread);
+        off += !w->on;
+    }
+    CHECK_EQ_U(off, 5);
+}
+
 int main(void)
 {
     test_listed();
+    test_default_events();
     test_layout();
     test_page_entries();
     test_missed_and_malformed();

@@ -351,7 +351,7 @@ class TraceWindowRecord:
     steal_ns: int | None
     steal_over_ns: int | None
     policies: dict[int, str]
-    origins: dict[int, str]  # pid -> "run", "kernel", "other" (where the record says)
+    origins: dict[int, str]  # pid -> "run", "kernel", "other", "ended" (where the record says)
     events: tuple[TraceEvent, ...]
     worst: bool = True  # among the K worst of the test (older records: every window)
     figure_max: bool = False  # the worst sample of its figure

@@ -13,17 +13,26 @@ import argparse
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 
 def spin(
-    cpu: int, prio: int, seconds: float, spin_ms: float, every_ms: float, aligned: bool = False
+    cpu: int,
+    prio: int,
+    seconds: float,
+    spin_ms: float,
+    every_ms: float,
+    aligned: bool = False,
+    ending: bool = False,
 ) -> int:
     """The spinner itself (runs in its own process). Exit 2 without SCHED_FIFO.
     aligned: its stalls begin at multiples of every_ms on CLOCK_MONOTONIC, so
-    spinners on several CPUs stall them at the same instants."""
+    spinners on several CPUs stall them at the same instants. ending: each
+    stall is spun by a thread that ends with it (a stranger gone before its
+    window is read)."""
     try:
         os.sched_setaffinity(0, {cpu})
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(prio))
@@ -44,10 +53,31 @@ def spin(
         now = time.monotonic_ns()
         if at > now:
             time.sleep((at - now) / 1e9)
-        stop = time.monotonic_ns() + spin_ns
-        while time.monotonic_ns() < stop:
-            pass
+        if ending:
+            t = threading.Thread(target=_spin_in_a_thread, args=(cpu, prio, spin_ns))
+            t.start()
+            t.join()
+        else:
+            _spin_for(spin_ns)
         k += 1
+
+
+def _spin_for(spin_ns: int) -> None:
+    stop = time.monotonic_ns() + spin_ns
+    while time.monotonic_ns() < stop:
+        pass
+
+
+def _spin_in_a_thread(cpu: int, prio: int, spin_ns: int) -> None:
+    """One stall by a thread of its own, named stall-ended, that ends with
+    it: at its priority nothing else runs on the CPU before it is gone, so
+    the stalled sample's window is read after the stall's task has ended."""
+    tid = threading.get_native_id()
+    with open(f"/proc/self/task/{tid}/comm", "w") as f:
+        f.write("stall-ended")
+    os.sched_setaffinity(0, {cpu})
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(prio))
+    _spin_for(spin_ns)
 
 
 @contextmanager
@@ -58,11 +88,13 @@ def injected_stall(
     spin_ms: float = 5.0,
     every_ms: float = 100.0,
     aligned: bool = False,
+    ending: bool = False,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Runs the spinner for at most `seconds`; killed on leaving the block."""
     args = [sys.executable, __file__, "--cpu", str(cpu), "--prio", str(prio)]
     args += ["--seconds", str(seconds), "--spin-ms", str(spin_ms), "--every-ms", str(every_ms)]
     args += ["--aligned"] if aligned else []
+    args += ["--ending"] if ending else []
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -84,13 +116,14 @@ def main() -> int:
     p.add_argument("--spin-ms", type=float, default=5.0)
     p.add_argument("--every-ms", type=float, default=100.0)
     p.add_argument("--aligned", action="store_true", help="stall at multiples of --every-ms")
+    p.add_argument("--ending", action="store_true", help="each stall by a thread that then ends")
     a = p.parse_args()
     if not (0 < a.spin_ms <= 0.1 * a.every_ms and 0 < a.seconds <= 600):
         print(
             "stall_injector: keep spin-ms within 10 % of every-ms, seconds 0..600", file=sys.stderr
         )
         return 2
-    return spin(a.cpu, a.prio, a.seconds, a.spin_ms, a.every_ms, a.aligned)
+    return spin(a.cpu, a.prio, a.seconds, a.spin_ms, a.every_ms, a.aligned, a.ending)
 
 
 if __name__ == "__main__":

@@ -166,6 +166,55 @@ def test_a_fifo_hog_is_named_with_most_of_the_worst_sample() -> None:
     assert origins[hog.pid] == "other" and origins[win["tid"]] == "run"
 
 
+def test_a_stranger_that_ended_before_its_window_was_read_is_named_as_one() -> None:
+    """Each stall is spun by a thread that ends with it: nothing else runs
+    on the CPU before it is gone from /proc, so the window is read after;
+    the forks the recorder followed say it was not the run's."""
+    with (
+        _untouched(),
+        injected_stall(CPU, PRIO + 8, 300, spin_ms=20, every_ms=200, ending=True) as hog,
+    ):
+        r = _tmr()
+        if hog.poll() == 2:
+            pytest.skip("the hog could not obtain SCHED_FIFO")
+    worst = _explained(r)[0]
+    assert worst.sample_ns >= 15_000_000 and worst.complete, worst.culprit
+    assert worst.culprit_kind == TASK and "stall-ended/" in worst.culprit, worst.culprit
+    assert "(not part of the run: it had ended before it could be told whose)" in worst.culprit
+    kept = r.tests["TMR-P-LAT"]["explain"]["windows"]
+    win = next(w for w in kept if w["sample_ns"] == worst.sample_ns)
+    origins = {t["pid"]: t.get("origin") for t in win["tasks"]}
+    ended = [pid for pid, o in origins.items() if o == "ended"]
+    assert ended and all(pid != hog.pid for pid in ended), origins
+    assert origins[win["tid"]] == "run"
+
+
+def test_the_runs_own_tasks_that_ended_stay_the_runs() -> None:
+    """The control: THR-P-NEW's and PRC-P-NEW's threads and processes end
+    before their windows are read; each is the run's, never a stranger."""
+    with _untouched():
+        r = run_probe(
+            "--tests", "THR-P-NEW,PRC-P-NEW", "--cpus", str(CPU), "--prio", str(PRIO),
+            "--quick", timeout=300,
+        )  # fmt: skip
+    if not rt(r):
+        pytest.skip("the probe could not obtain SCHED_FIFO")
+    seen = ended = 0
+    for tid in ("THR-P-NEW", "PRC-P-NEW"):
+        t = r.tests[tid]
+        assert t["status"] == "ok" and t["explain"]["state"] == "on", t["explain"]
+        for w in t["explain"]["windows"]:
+            probe = {e[k] for e in w["events"] if e["k"] == "switch"
+                     for k, n in (("pid", "name"), ("pid2", "name2"))
+                     if e.get(n) == "rtgauge-probe"}  # fmt: skip
+            for task in w["tasks"]:
+                if task["pid"] in probe:
+                    seen += 1
+                    ended += task["policy"] is None  # gone when its window was read
+                    assert task.get("origin") == "run", (tid, task)
+    assert seen > 0 and ended > 0, (seen, ended)
+
+
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two CPUs")
 def test_two_hogs_stalling_both_cpus_at_once_each_cpus_worst_is_kept_and_names_its_hog() -> None:
     """The samples of both CPUs end together after each stall: each is cut

@@ -109,6 +109,12 @@ def test_a_stranger_is_called_one_and_the_runs_own_task_is_not() -> None:
     for origins in ({1234: "run"}, {}):
         own = explain(window(evs, 403_000, policies=policies, origins=origins))
         assert own.culprit.endswith("blocked by hog/1234 SCHED_FIFO 99"), own.culprit
+    # one that ended before its window was read, and was not the run's
+    gone = explain(window(evs, 403_000, policies=policies, origins={1234: "ended"}))
+    assert gone.culprit.endswith(
+        "blocked by hog/1234 SCHED_FIFO 99 (not part of the run: it had ended before it "
+        "could be told whose)"
+    ), gone.culprit
 
 
 def test_lower_priority_busy_task_is_never_the_culprit() -> None:

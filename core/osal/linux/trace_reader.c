@@ -153,18 +153,26 @@ static bool process_of(long pid, long *tgid, long *ppid)
     return *tgid > 0;
 }
 
-/* Whose a task is: the run's when its process, or an ancestor of it, is the
+/* Whose a task is: the run's when the forks followed since the recorder
+ * opened say so (trace_kin.h: an orphan of the run, re-parented to init,
+ * stays the run's), or when its process, or an ancestor of it, is the
  * test's or the probe's (the test's parent); the kernel's when kthreadd
  * (pid 2) is, or it is kthreadd; another program's when the chain reaches
- * init first; "" when /proc cannot say (the task ended meanwhile). */
-static const char *origin_of(long pid)
+ * init first. A task that ended before this is asked: the forks followed
+ * say "run", "kernel" or "ended" (not the run's), or "" when they cannot. */
+static const char *origin_of(const struct rtg_trace_port *t, long pid)
 {
+    if (rtg_pid_set_has(&t->kin.run, (int32_t)pid))
+        return "run";
     long self = (long)getpid(), probe = (long)getppid();
     long p = pid;
     for (int depth = 0; depth < 32; depth++) {
         long tgid, ppid;
-        if (!process_of(p, &tgid, &ppid))
-            return "";
+        if (!process_of(p, &tgid, &ppid)) {
+            const char *o = rtg_kin_of(&t->kin, p);
+            /* an ancestor that ended, not the run's: the task is a stranger's */
+            return p != pid && strcmp(o, "ended") == 0 ? "other" : o;
+        }
         if (tgid == self || tgid == probe)
             return "run";
         if (tgid == 2 || ppid == 2)
@@ -176,7 +184,7 @@ static const char *origin_of(long pid)
     return "other";
 }
 
-static void add_task(struct rtg_trace_window *w, int32_t pid)
+static void add_task(const struct rtg_trace_port *t, struct rtg_trace_window *w, int32_t pid)
 {
     if (pid <= 0 || w->n_tasks >= MAX_TASKS)
         return;
@@ -187,7 +195,7 @@ static void add_task(struct rtg_trace_window *w, int32_t pid)
     k->pid = pid;
     int pol = sched_getscheduler(pid);
     snprintf(k->policy, sizeof k->policy, "%s", pol < 0 ? "" : policy_name(pol));
-    snprintf(k->origin, sizeof k->origin, "%s", origin_of(pid));
+    snprintf(k->origin, sizeof k->origin, "%s", origin_of(t, pid));
 }
 
 /* The window of cut g, from its CPU's drain (lost: what that buffer lost
@@ -234,11 +242,11 @@ static bool make_window(struct rtg_trace_port *t, const struct gather *g, uint64
         w->steal_over_ns = now->at_ns - before->at_ns;
     }
     for (size_t i = 0; i < w->n_events; i++) {
-        add_task(w, w->events[i].cur);
-        add_task(w, w->events[i].pid);
-        add_task(w, w->events[i].pid2);
+        add_task(t, w, w->events[i].cur);
+        add_task(t, w, w->events[i].pid);
+        add_task(t, w, w->events[i].pid2);
     }
-    add_task(w, g->cut->tid);
+    add_task(t, w, g->cut->tid);
     return true;
 }
 
@@ -438,6 +446,7 @@ static void make_cut(struct rtg_trace_port *t, const struct pending *p,
  * drain began (its events are all read now). */
 static void drain_and_cut(struct rtg_trace_port *t)
 {
+    rtg_kin_read(&t->kin); /* the forks up to now: a window's tasks were made before */
     pthread_mutex_lock(&t->lock);
     size_t asked = t->p_len;
     uint64_t until = 0;

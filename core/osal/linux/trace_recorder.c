@@ -77,6 +77,9 @@ static int open_linux(struct rtg_trace_port **out, const struct rtg_trace_config
     }
     if ((e = rtg_tr_setup_instance(t, why, n)))
         goto fail;
+    /* not fatal: without it, a task that ended before its window was read
+     * is nobody's ("" origin) rather than the run's or a stranger's */
+    rtg_kin_open(&t->kin, &t->fs);
     memset(about, 0, sizeof *about);
     snprintf(about->source, sizeof about->source, "tracefs instance");
     snprintf(about->clock, sizeof about->clock, "mono (CLOCK_MONOTONIC)");

@@ -14,6 +14,7 @@
 #include "rtg/osal_trace.h"
 #include "trace_events.h"
 #include "trace_fs.h"
+#include "trace_kin.h"
 #include "trace_ring.h"
 
 #define MAX_DECODERS 96
@@ -92,6 +93,7 @@ struct rtg_trace_port {
     uint64_t drains, pages_read;
     struct steal_reading steal_prev, steal_last;
     long user_hz;
+    struct rtg_trace_kin kin; /* whose the tasks that ended were */
 };
 
 /* ---- trace_setup.c ---- */

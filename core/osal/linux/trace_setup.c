@@ -248,5 +248,6 @@ void rtg_tr_teardown(struct rtg_trace_port *t)
     if (t->dir[0])
         rtg_tracefs_instance_remove(t->dir);
     t->dir[0] = '\0';
+    rtg_kin_close(&t->kin);
     rtg_tracefs_close(&t->fs);
 }

@@ -76,7 +76,8 @@ class Subject:
     nice: int | None = None  # a normal Linux task's nice value
     role: str = ""
     work: str = ""
-    origin: str = ""  # whose task: "run", "kernel", "other" (another program's); "" unknown
+    origin: str = ""  # whose task: "run", "kernel", "other" (another program's), "ended" (not
+    # the run's, ended before it was looked up); "" unknown
 
     @property
     def is_task(self) -> bool:

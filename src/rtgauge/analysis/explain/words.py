@@ -54,10 +54,17 @@ def task_label(s: Subject, os: OsProfile) -> str:
     return base + (f" ({s.work})" if s.work else "")
 
 
+STRANGERS = {
+    "other": " (not part of the run: another program's task)",
+    "ended": " (not part of the run: it had ended before it could be told whose)",
+}
+
+
 def whose(s: Subject | None) -> str:
     """What the culprit line adds of a task that is not the run's own: a
-    stranger (another program's task) is called one."""
-    return " (not part of the run: another program's task)" if s and s.origin == "other" else ""
+    stranger (another program's task, or one that ended and was not the
+    run's) is called one."""
+    return STRANGERS.get(s.origin, "") if s else ""
 
 
 def subject_label(s: Subject | None, w: TraceWindow) -> str:

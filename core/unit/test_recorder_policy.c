@@ -369,13 +369,13 @@ static void test_spans(void)
 {
     struct rtg_recorder *r = open_k(2, 0);
     uint64_t before = rtg_mono_ns();
-    struct rtg_span now = {RTG_SPAN_NOW, 0, 0, 700};
+    struct rtg_span now = {RTG_SPAN_NOW, 0, 0, 700, 0};
     rtg_recorder_offer_span(r, "now", true, &now, true);
     uint64_t t1 = rtg_clock_ticks();
-    struct rtg_span ticks = {RTG_SPAN_TICKS, t1, t1, 900};
+    struct rtg_span ticks = {RTG_SPAN_TICKS, t1, t1, 900, 0};
     rtg_recorder_offer_span(r, "ticks", false, &ticks, true);
     uint64_t after = rtg_mono_ns();
-    struct rtg_span small = {RTG_SPAN_TICKS, t1, t1, 10}; /* must not be kept: no hint, small */
+    struct rtg_span small = {RTG_SPAN_TICKS, t1, t1, 10, 0}; /* must not be kept: no hint, small */
     rtg_recorder_offer_span(r, "small", false, &small, false);
     CHECK_EQ_U(mock.freeze_calls, 2);
     struct rtg_trace_result res;
@@ -391,6 +391,26 @@ static void test_spans(void)
     }
     CHECK(!res.windows[0].operation && res.windows[1].operation);
     rtg_trace_result_free(&res);
+}
+
+/* A wait recorded later by another thread is cut for the thread it names,
+ * on the recording thread's CPU (the port finds where that thread ran). */
+static void test_span_of_another_thread(void)
+{
+    struct rtg_recorder *r = open_k(2, 0);
+    CHECK_EQ_U(rtg_recorder_self_tid(r), 77);
+    struct rtg_span of = {RTG_SPAN_MONO, 1000, 5000, 4000, 4321};
+    rtg_recorder_offer_span(r, "of", false, &of, true);
+    struct rtg_span mine = {RTG_SPAN_MONO, 1000, 3000, 2000, 0};
+    rtg_recorder_offer_span(r, "mine", false, &mine, true);
+    struct rtg_trace_result res;
+    rtg_recorder_close(r, &res);
+    CHECK_EQ_U(res.n_windows, 2);
+    CHECK_EQ_U(res.windows[0].tid, 4321); /* worst first */
+    CHECK_EQ_U(res.windows[0].cpu, 3);
+    CHECK_EQ_U(res.windows[1].tid, 77);
+    rtg_trace_result_free(&res);
+    CHECK_EQ_U(rtg_recorder_self_tid(NULL), 0);
 }
 
 /* ---- complete: every event of the CPU from the release to the end ---- */
@@ -497,6 +517,7 @@ int main(void)
     test_figure_maxima();
     test_figure_slots_reused();
     test_spans();
+    test_span_of_another_thread();
     test_complete_recording_began();
     test_complete_events_lost();
     test_complete_capped();

@@ -33,6 +33,7 @@ struct irq_run {
     uint64_t overruns;
     int error;
     struct rtg_metric *service, *task;
+    int32_t handler_tid; /* the thread the handler runs on, as the recorder names it */
     uint64_t read_seq, lost, before_armed;
 };
 
@@ -59,6 +60,7 @@ static void on_expiry(void *arg)
 static void *handler_thread(void *arg)
 {
     struct irq_run *r = arg;
+    r->handler_tid = rtg_explain_tid(r->ctx); /* read by the task once armed is set */
     int rc = rtg_timer_create(&r->timer, RTG_TIMER_HANDLER, on_expiry, r);
     if (!rc)
         rc = rtg_timer_arm_plan(r->timer, r->start_ns, r->period_ns, &r->plan);
@@ -107,7 +109,9 @@ static void *task_thread(void *arg)
                     continue;
                 }
                 uint64_t at = rtg_test_elapsed_ns(r->ctx);
-                rtg_metric_interval(r->service, expiry, rtg_timer_stamp_ns(e->stamp), at);
+                /* the handler's thread woke for it: its window, not this one's */
+                rtg_metric_interval_of(r->service, expiry, rtg_timer_stamp_ns(e->stamp), at,
+                                       r->handler_tid);
                 if (r->read_seq + 1 == seq)
                     rtg_metric_interval(r->task, expiry, now_ns, at);
             }
@@ -134,11 +138,16 @@ static int run(struct rtg_ctx *ctx)
     if (!r.service || !r.task)
         return rtg_fail_error(ctx, "out of memory");
     /* the task response ends in the woken task, which records it; the
-     * service response ends in the handler, not the recording thread */
+     * service response in the handler, on the thread it interrupts: the
+     * task records it later, for that thread (rtg_metric_interval_of).
+     * In an interrupt (an RTOS) the handler is no thread's. */
     rtg_metric_explain(ctx, r.task);
-    r.service->unexplained = "it ends in the timer's handler, and the thread that records it "
-                             "later is not the one the handler ran on; the task response "
-                             "(irq.task.sem_post_wake) to the same expiries is explained";
+    if (in_isr)
+        r.service->unexplained = "it ends in the timer's interrupt handler, which runs on no "
+                                 "thread; the task response (irq.task.sem_post_wake) to the "
+                                 "same expiries is explained";
+    else
+        rtg_metric_explain(ctx, r.service);
     int rc = rtg_sem_init(&r.sem, 0);
     if (rc)
         return rtg_fail_error(ctx, "sem_init: %s", strerror(rc));

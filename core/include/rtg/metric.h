@@ -20,6 +20,7 @@ struct rtg_span {
     enum rtg_span_clock clock;
     uint64_t a, b; /* MONO: ns; TICKS: counter ticks; NOW: unused */
     uint64_t d;    /* its length in ns */
+    int32_t tid;   /* the thread whose wait it is, as the recorder names it; 0: the caller */
 };
 /* What a figure's interval is, for the explanation: from a release instant
  * to the thread running (a wake-up, a hand-over), or the thread's own call
@@ -75,8 +76,17 @@ static inline void rtg_metric_add(struct rtg_metric *m, uint64_t ns, uint64_t at
 /* The interval from_ns -> to_ns as a sample. One whose end stamp is
  * earlier than its reference (an early wake-up, a clock that stepped back)
  * is no valid 0 ns sample: it is counted in `negative` instead. */
+static inline void rtg_metric_interval_of(struct rtg_metric *m, uint64_t from_ns, uint64_t to_ns,
+                                          uint64_t at_ns, int32_t tid);
 static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, uint64_t to_ns,
                                        uint64_t at_ns)
+{
+    rtg_metric_interval_of(m, from_ns, to_ns, at_ns, 0);
+}
+/* The same, for the wait of thread tid (rtg_explain_tid, rtg/test.h) that
+ * another thread records later: its window is that thread's. */
+static inline void rtg_metric_interval_of(struct rtg_metric *m, uint64_t from_ns, uint64_t to_ns,
+                                          uint64_t at_ns, int32_t tid)
 {
     /* the figure's worst so far: the recorder keeps each figure's worst */
     bool worst = to_ns >= from_ns && (m->stats.count == 0 || to_ns - from_ns > m->stats.max);
@@ -85,7 +95,7 @@ static inline void rtg_metric_interval(struct rtg_metric *m, uint64_t from_ns, u
     else
         rtg_metric_add(m, to_ns - from_ns, at_ns);
     if (m->watch && to_ns >= from_ns) {
-        struct rtg_span s = {RTG_SPAN_MONO, from_ns, to_ns, to_ns - from_ns};
+        struct rtg_span s = {RTG_SPAN_MONO, from_ns, to_ns, to_ns - from_ns, tid};
         m->watch(m->watch_arg, m, &s, worst);
     }
 }
@@ -98,22 +108,28 @@ static inline void rtg_metric_span(struct rtg_metric *m, uint64_t ns, uint64_t a
     bool worst = m->stats.count == 0 || ns > m->stats.max;
     rtg_metric_add(m, ns, at_ns);
     if (m->watch) {
-        struct rtg_span s = {RTG_SPAN_NOW, 0, 0, ns};
+        struct rtg_span s = {RTG_SPAN_NOW, 0, 0, ns, 0};
         m->watch(m->watch_arg, m, &s, worst);
     }
 }
 /* A sample of ns from counter tick a to tick b (rtg/clock.h), recorded by
  * the thread that ran it, soon after: the recorder places it on the trace
- * clock through one reading of both clocks, only when it may keep it. */
-static inline void rtg_metric_ticks(struct rtg_metric *m, uint64_t a, uint64_t b, uint64_t ns,
-                                    uint64_t at_ns)
+ * clock through one reading of both clocks, only when it may keep it. The
+ * _of form: the wait of thread tid (rtg_explain_tid), recorded by another. */
+static inline void rtg_metric_ticks_of(struct rtg_metric *m, uint64_t a, uint64_t b, uint64_t ns,
+                                       uint64_t at_ns, int32_t tid)
 {
     bool worst = m->stats.count == 0 || ns > m->stats.max;
     rtg_metric_add(m, ns, at_ns);
     if (m->watch) {
-        struct rtg_span s = {RTG_SPAN_TICKS, a, b, ns};
+        struct rtg_span s = {RTG_SPAN_TICKS, a, b, ns, tid};
         m->watch(m->watch_arg, m, &s, worst);
     }
+}
+static inline void rtg_metric_ticks(struct rtg_metric *m, uint64_t a, uint64_t b, uint64_t ns,
+                                    uint64_t at_ns)
+{
+    rtg_metric_ticks_of(m, a, b, ns, at_ns, 0);
 }
 /* Merges b into a; a tracks blocks if b does (it may allocate: not in a hot path). */
 void rtg_metric_merge(struct rtg_metric *a, const struct rtg_metric *b);

@@ -111,6 +111,9 @@ struct rtg_metric *rtg_metric_new(struct rtg_ctx *ctx, const char *fmt, ...)
  * both from rtg_mono_ns(), and be recorded by that thread right away. A
  * no-op where the run records nothing. */
 void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m);
+/* The calling thread as the recorder names it (0 when none runs): for a
+ * figure recorded later by another thread, rtg_metric_interval_of (rtg/metric.h). */
+int32_t rtg_explain_tid(struct rtg_ctx *ctx);
 /* The same for a figure whose samples are the thread's own call, from its
  * start to its return (fork, malloc, a send): explained by what ran on its
  * CPU meanwhile. The test's descriptor sets `recorded`. */

@@ -168,6 +168,16 @@ int rtg_recorder_open(struct rtg_recorder **out, const struct rtg_trace_ops *por
     return 0;
 }
 
+int32_t rtg_recorder_self_tid(struct rtg_recorder *r)
+{
+    if (!r)
+        return 0;
+    int cpu = 0;
+    int32_t tid = 0;
+    r->port->self(r->p, &cpu, &tid);
+    return tid;
+}
+
 void rtg_recorder_offer(struct rtg_recorder *r, const char *metric, uint64_t release_ns,
                         uint64_t end_ns, bool figure_max)
 {
@@ -193,7 +203,8 @@ void rtg_recorder_offer_span(struct rtg_recorder *r, const char *metric, bool op
         end = sp->clock == RTG_SPAN_NOW ? now : now - rtg_clock_delta_ns(sp->b, ticks);
         release = end > d ? end - d : 0;
     }
-    struct rtg_sample s = {metric, release, end, -1, 0, figure_max, operation};
+    /* cpu -1: the caller's; the thread, the span's own when it names one */
+    struct rtg_sample s = {metric, release, end, -1, sp->tid, figure_max, operation};
     rtg_recorder_offer_samples(r, &s, 1);
 }
 
@@ -329,7 +340,7 @@ void rtg_recorder_offer_samples(struct rtg_recorder *r, const struct rtg_sample 
         uint64_t lb = r->cfg.lookback_ns;
         cuts[nc++] = (struct rtg_trace_cut){.slot = slot,
                                             .cpu = x->cpu < 0 ? my_cpu : x->cpu,
-                                            .tid = x->cpu < 0 ? my_tid : x->tid,
+                                            .tid = x->cpu < 0 && x->tid <= 0 ? my_tid : x->tid,
                                             .from_ns = x->release_ns > lb ? x->release_ns - lb : 0,
                                             .to_ns = x->end_ns,
                                             .operation = x->operation,

@@ -90,6 +90,11 @@ static void offer(void *arg, const struct rtg_metric *m, const struct rtg_span *
     rtg_recorder_offer_span(arg, m->name, m->interval == RTG_INTERVAL_OPERATION, s, worst);
 }
 
+int32_t rtg_explain_tid(struct rtg_ctx *ctx)
+{
+    return ctx->explain.state == RTG_EXPLAIN_ON ? rtg_recorder_self_tid(ctx->explain.rec) : 0;
+}
+
 void rtg_metric_explain_call(struct rtg_ctx *ctx, struct rtg_metric *m)
 {
     if (m)

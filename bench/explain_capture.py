@@ -61,7 +61,9 @@ def tally(paths: list[Path]) -> dict[str, Tally]:
     for path in paths:
         a = AnalysedRun.of(load_bundle(path))
         for test in a.run.tests:
-            if test.status != "ok" or not test.metrics:
+            # a finished test with figures: a performance test (ok) or a
+            # behaviour verdict with figures of its own (pass, fail)
+            if test.status not in ("ok", "pass", "fail") or not test.metrics:
                 continue
             t = out[test.id]
             t.runs += 1

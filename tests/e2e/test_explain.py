@@ -177,10 +177,15 @@ def test_a_stranger_that_ended_before_its_window_was_read_is_named_as_one() -> N
         r = _tmr()
         if hog.poll() == 2:
             pytest.skip("the hog could not obtain SCHED_FIFO")
-    worst = _explained(r)[0]
-    assert worst.sample_ns >= 15_000_000 and worst.complete, worst.culprit
-    assert worst.culprit_kind == TASK and "stall-ended/" in worst.culprit, worst.culprit
-    assert "(not part of the run: it had ended before it could be told whose)" in worst.culprit
+    xs = _explained(r)
+    # the stalls' samples (a host pause may be larger still): each names the
+    # thread that ended, as a stranger
+    named = [x for x in xs if "stall-ended/" in x.culprit]
+    assert named and max(x.sample_ns for x in named) >= 15_000_000, [x.culprit for x in xs]
+    for x in named:
+        assert x.complete and x.culprit_kind == TASK, x.culprit
+        assert "(not part of the run: it had ended before it could be told whose)" in x.culprit
+    worst = max(named, key=lambda x: x.sample_ns)
     kept = r.tests["TMR-P-LAT"]["explain"]["windows"]
     win = next(w for w in kept if w["sample_ns"] == worst.sample_ns)
     origins = {t["pid"]: t.get("origin") for t in win["tasks"]}
@@ -364,7 +369,13 @@ EXPLAINED = {
     "MSG-P-LAT": "release", "MSG-P-RTT": "operation", "MSG-P-ALT": "release",
     "SIG-P-LAT": "release", "CND-P-LAT": "release", "BAR-P-LAT": "release",
     "MEM-P-CPY": "operation", "MSG-P-FIL": "operation",
+    # recorded later, for the thread measured (rtg_metric_interval_of, _ticks_of)
+    "IRQ-P-LAT": "release", "RWL-P-ARC": "operation",
+    # offered once the loop has ended, by the thread it held up
+    "CLK-P-DUR": "operation",
 }  # fmt: skip
+# figures whose interval differs from their test's
+FIGURE_INTERVAL = {"rwlock.writer_wake.last_reader": "release"}
 SHORTER = ("--opt", "THR-P-BKG.processes=10", "--opt", "THR-P-BKG.loops=100",
            "--opt", "THR-P-SLS.max_threads=128")  # fmt: skip
 
@@ -393,7 +404,7 @@ def test_each_figures_worst_sample_is_kept_and_explained(explained_run: ProbeRun
     assert set(kept) == set(figures) - {n for n in figures if n.endswith(".all")}
     for name, w in kept.items():
         assert w["end_ns"] - w["release_ns"] == figures[name], name
-        assert w["interval"] == EXPLAINED[tid], name
+        assert w["interval"] == FIGURE_INTERVAL.get(name, EXPLAINED[tid]), name
     analysed = AnalysedRun.of(bundle_from_records(explained_run.records, "the probe's output"))
     test = analysed.run.test(tid)
     assert test is not None
@@ -403,6 +414,24 @@ def test_each_figures_worst_sample_is_kept_and_explained(explained_run: ProbeRun
         assert f.window is not None, (f.metric, f.why_not)
         x = f.window.explanation
         assert x.sample_ns == f.max_ns and sum(p.ns for p in x.parts) == x.sample_ns, f.metric
+
+
+def test_a_figure_recorded_for_another_thread_is_that_threads_window(
+    explained_run: ProbeRun,
+) -> None:
+    """IRQ-P-LAT's service response is recorded by the task thread for the
+    thread the signal handler ran on: its window is that thread's, not the
+    recorder's; RWL-P-ARC's writer wake-up is the writer's, not the main
+    thread's that times the uncontended calls."""
+
+    def tids(test: str, prefix: str) -> set[int]:
+        ws = explained_run.tests[test]["explain"]["windows"]
+        return {w["tid"] for w in ws if w["figure_max"] and w["metric"].startswith(prefix)}
+
+    service, task = tids("IRQ-P-LAT", "irq.service."), tids("IRQ-P-LAT", "irq.task.")
+    assert len(service) == 1 and len(task) == 1 and service != task, (service, task)
+    writer, calls = tids("RWL-P-ARC", "rwlock.writer_wake"), tids("RWL-P-ARC", "rwlock.rd")
+    assert len(writer) == 1 and len(calls) == 1 and writer != calls, (writer, calls)
 
 
 def test_a_forked_sides_samples_say_why_they_are_not_explained() -> None:

@@ -62,7 +62,9 @@ struct rtg_tev {
 /* A task seen in a window, with its scheduling policy read when the window
  * was kept (it may have changed since, or ended: policy then ""), and whose
  * it is: "run" (the probe, its test and what they started), "kernel" (a
- * kernel thread), "other" (anything else on the system), "" (not known). */
+ * kernel thread), "other" (anything else on the system), "ended" (gone when
+ * the window was read, and neither the run's nor a kernel thread made
+ * while it recorded), "" (not known). */
 struct rtg_trace_task {
     int32_t pid;
     char policy[16];

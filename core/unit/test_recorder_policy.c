@@ -87,8 +87,8 @@ static int m_window(struct rtg_trace_port *p, unsigned slot, struct rtg_trace_wi
 static void m_close(struct rtg_trace_port *p) { p->closed = true; }
 static void m_janitor(void) {}
 
-static const struct rtg_trace_ops mock_ops = {m_open, m_self, m_freeze, m_stop, m_window, m_close,
-                                              m_janitor};
+static const struct rtg_trace_ops mock_ops = {m_open,   m_self,    m_freeze, m_stop,
+                                              m_window, m_close,   m_janitor, NULL};
 
 enum { LOOKBACK = 1000 };
 

@@ -130,6 +130,9 @@ static int run(struct rtg_ctx *ctx)
 
     uint64_t loop_ticks_total = 0, floor_ticks = UINT64_MAX, bursts = 0, lost = 0;
     size_t n = 0;
+    /* the tick's and the other gaps are offered once the loop has ended:
+     * the recorder keeps the whole loop's events for them */
+    rtg_explain_hold(ctx);
     uint64_t origin = rtg_clock_ticks();
     while (!rtg_stop_requested()) {
         uint64_t done_ns = (uint64_t)((double)loop_ticks_total * tick_ns);

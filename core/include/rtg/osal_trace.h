@@ -198,6 +198,10 @@ struct rtg_trace_ops {
     /* Removes what a recorder of a process that no longer exists, or of a
      * test the watchdog ended, left behind. */
     void (*janitor)(void);
+    /* Optional (NULL: not offered): keep every event recorded from from_ns
+     * on, as far as the port's memory for it allows, for samples offered
+     * long after they ended (a figure known only once a loop has ended). */
+    void (*hold)(struct rtg_trace_port *p, uint64_t from_ns);
 };
 /* This build's port (core/osal/none/trace.c where there is no tracer). */
 extern const struct rtg_trace_ops rtg_trace_port;

@@ -114,6 +114,10 @@ void rtg_metric_explain(struct rtg_ctx *ctx, struct rtg_metric *m);
 /* The calling thread as the recorder names it (0 when none runs): for a
  * figure recorded later by another thread, rtg_metric_interval_of (rtg/metric.h). */
 int32_t rtg_explain_tid(struct rtg_ctx *ctx);
+/* The recorder keeps every event from now on, as far as its memory for it
+ * allows, for figures offered long after their samples ended (CLK-P-DUR's
+ * gaps, classified once its loop has ended); a no-op without a recorder. */
+void rtg_explain_hold(struct rtg_ctx *ctx);
 /* The same for a figure whose samples are the thread's own call, from its
  * start to its return (fork, malloc, a send): explained by what ran on its
  * CPU meanwhile. The test's descriptor sets `recorded`. */

@@ -21,6 +21,39 @@ static void evict_oldest(struct cpu_ring *r)
         r->held_since_ns = r->ts[r->head];
 }
 
+/* A held ring grows to at most this many times its first size. */
+#define HOLD_GROWTH_MAX 16u
+
+/* Doubles r's room, its pages kept in order (oldest first); false when it
+ * may not grow further or there is no memory: then it evicts as before. */
+static bool grow(struct rtg_trace_port *t, struct cpu_ring *r)
+{
+    if (!r->first_cap)
+        r->first_cap = r->cap;
+    size_t cap = r->cap * 2;
+    if (cap > r->first_cap * HOLD_GROWTH_MAX)
+        return false;
+    uint8_t *pages = malloc(cap * t->page_size);
+    uint32_t *len = calloc(cap, sizeof *len);
+    uint64_t *ts = calloc(cap, sizeof *ts), *missed = calloc(cap, sizeof *missed);
+    if (!pages || !len || !ts || !missed) {
+        free(pages), free(len), free(ts), free(missed);
+        return false;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        size_t s = (r->head + i) % r->cap;
+        memcpy(pages + i * t->page_size, r->pages + s * t->page_size, t->page_size);
+        len[i] = r->len[s];
+        ts[i] = r->ts[s];
+        missed[i] = r->missed[s];
+    }
+    free(r->pages), free(r->len), free(r->ts), free(r->missed);
+    r->pages = pages, r->len = len, r->ts = ts, r->missed = missed;
+    r->cap = cap;
+    r->head = 0;
+    return true;
+}
+
 static uint64_t add_missed(uint64_t total, uint64_t m)
 {
     if (m == UINT64_MAX)
@@ -40,8 +73,12 @@ static void drain_cpu(struct rtg_trace_port *t, struct cpu_ring *r, uint64_t unt
             r->read_to_ns = began; /* EAGAIN: all written before the drain began is read */
             break;
         }
-        if (r->n == r->cap)
-            evict_oldest(r);
+        if (r->n == r->cap) {
+            /* a held page (rtg_trace_ops.hold) makes room instead, while it may */
+            uint64_t hold = atomic_load(&t->hold_from_ns);
+            if (!(hold && r->ts[r->head] >= hold && grow(t, r)))
+                evict_oldest(r);
+        }
         size_t slot = (r->head + r->n) % r->cap;
         uint8_t *page = r->pages + slot * t->page_size;
         memcpy(page, t->page, (size_t)got);

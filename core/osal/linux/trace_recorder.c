@@ -188,6 +188,12 @@ static int window_linux(struct rtg_trace_port *t, unsigned slot, struct rtg_trac
     return 0;
 }
 
+/* The reader reads it before it evicts a page (trace_drain.c). */
+static void hold_linux(struct rtg_trace_port *t, uint64_t from_ns)
+{
+    atomic_store(&t->hold_from_ns, from_ns);
+}
+
 static void close_linux(struct rtg_trace_port *t)
 {
     uint64_t lost;
@@ -221,4 +227,5 @@ const struct rtg_trace_ops rtg_trace_port = {
     .window = window_linux,
     .close = close_linux,
     .janitor = janitor_linux,
+    .hold = hold_linux,
 };

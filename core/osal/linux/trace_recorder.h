@@ -32,6 +32,7 @@ struct cpu_ring {
     int cpu;
     int fd; /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
     size_t cap, head, n;
+    size_t first_cap; /* cap before a hold grew it (0: never grown) */
     uint8_t *pages;   /* cap pages of page_size bytes */
     uint32_t *len;    /* bytes each read handed over */
     uint64_t *ts;     /* each page's time stamp (its first event's base) */
@@ -94,6 +95,7 @@ struct rtg_trace_port {
     struct steal_reading steal_prev, steal_last;
     long user_hz;
     struct rtg_trace_kin kin; /* whose the tasks that ended were */
+    _Atomic uint64_t hold_from_ns; /* 0: none; else pages from here grow the ring */
 };
 
 /* ---- trace_setup.c ---- */

@@ -168,6 +168,12 @@ int rtg_recorder_open(struct rtg_recorder **out, const struct rtg_trace_ops *por
     return 0;
 }
 
+void rtg_recorder_hold(struct rtg_recorder *r, uint64_t from_ns)
+{
+    if (r && r->port->hold)
+        r->port->hold(r->p, from_ns);
+}
+
 int32_t rtg_recorder_self_tid(struct rtg_recorder *r)
 {
     if (!r)

@@ -90,6 +90,12 @@ static void offer(void *arg, const struct rtg_metric *m, const struct rtg_span *
     rtg_recorder_offer_span(arg, m->name, m->interval == RTG_INTERVAL_OPERATION, s, worst);
 }
 
+void rtg_explain_hold(struct rtg_ctx *ctx)
+{
+    if (ctx->explain.state == RTG_EXPLAIN_ON)
+        rtg_recorder_hold(ctx->explain.rec, rtg_mono_ns());
+}
+
 int32_t rtg_explain_tid(struct rtg_ctx *ctx)
 {
     return ctx->explain.state == RTG_EXPLAIN_ON ? rtg_recorder_self_tid(ctx->explain.rec) : 0;

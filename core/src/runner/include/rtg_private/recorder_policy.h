@@ -75,6 +75,8 @@ void rtg_recorder_offer(struct rtg_recorder *r, const char *metric, uint64_t rel
 /* A sample as a metric tells it (rtg/metric.h): on the trace clock, ending
  * now, or on the measuring clock; placed on the trace clock only when it
  * may be kept. */
+/* Keep every event from from_ns on where the port can (rtg_trace_ops.hold). */
+void rtg_recorder_hold(struct rtg_recorder *r, uint64_t from_ns);
 /* The calling thread as the port names it in windows (0 without a recorder). */
 int32_t rtg_recorder_self_tid(struct rtg_recorder *r);
 void rtg_recorder_offer_span(struct rtg_recorder *r, const char *metric, bool operation,

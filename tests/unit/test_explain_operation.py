@@ -178,6 +178,22 @@ def test_nothing_but_the_thread_is_its_own_work() -> None:
     assert not taken(preempted_by(HOG)).culprit.endswith("the thread ran")
 
 
+def test_a_switch_out_before_the_call_with_no_switch_back_recorded_is_not_a_wait() -> None:
+    """A kernel that does not record the switch out of idle on every CPU
+    leaves the last switch before the window saying the thread went to
+    sleep; its own clock read at the call says it ran: the call is its own
+    work, not a wait on an idle CPU."""
+    stale = sw(-216_000_000, PROBE, IDLE, SLEEPING)
+    x = taken(window([stale], start=-1_000_000))
+    assert "op-waited" not in {p.rule for p in x.parts}, x.parts
+    assert {p.rule for p in x.parts} <= {"op-own-work", "op-unseen-pause"}, x.parts
+    assert x.culprit.startswith("100 % the call's own work"), x.culprit
+    # the control: a switch after the call that takes another task off
+    # contradicts it, and the window is left as the record says
+    other = taken(window([stale, sw(50_000, HOG, PROBE, 0)], start=-1_000_000))
+    assert not other.culprit.startswith("100 % the call's own work"), other.culprit
+
+
 def test_an_incomplete_window_blames_nobody() -> None:
     late = window([CALLED, sw(30_000, PROBE, HOG, PREEMPTED), sw(90_000, HOG, PROBE, 0)],
                   start=20_000, complete=False)  # fmt: skip

@@ -70,19 +70,29 @@ class OpState:
 
 
 def thread_pieces(pieces: Sequence[Piece], evs: Sequence[TraceEvent], tid: int) -> list[Piece]:
-    """The thread ran at the call (t = 0): a piece from it on with no event
-    naming the current task yet, before any switch, is the thread's — when
-    the first switch after the call takes the thread off (or none comes); a
-    first switch of another task contradicts it, and leaves them unknown."""
+    """The thread ran at the call (t = 0: its own clock read): every piece
+    from it on, before any switch, is the thread's — when the first switch
+    after the call takes the thread off (or none comes). That holds also
+    against a switch before the window that took it off: the switch that
+    put it back was not recorded (a kernel that does not trace the switch
+    out of idle on every CPU), and its own clock read says it ran. A first
+    switch of another task contradicts it, and leaves the pieces as they
+    were."""
     first = next((e for e in evs if e.kind == "switch" and e.t >= 0), None)
     if first is not None and first.pid != tid:
         return list(pieces)
-    return [
-        Piece(p.a, p.b, p.frames, tid)
-        if p.who is None and p.a >= 0 and (first is None or p.b <= first.t)
-        else p
-        for p in pieces
-    ]
+    out: list[Piece] = []
+    for p in pieces:
+        if p.b <= 0 or (first is not None and p.a >= first.t) or p.who == tid:
+            out.append(p)
+            continue
+        if p.a < 0:  # the part before the call stays as the record says
+            out.append(Piece(p.a, 0, p.frames, p.who))
+        end = p.b if first is None else min(p.b, first.t)
+        out.append(Piece(max(p.a, 0), end, p.frames, tid))
+        if end < p.b:
+            out.append(Piece(end, p.b, p.frames, p.who))
+    return out
 
 
 def op_state(
